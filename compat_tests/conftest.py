@@ -1,0 +1,45 @@
+"""Shared fixtures: real PyTorch is the oracle; torchlike is the system under test."""
+import numpy as np
+import pytest
+
+import torch          # the oracle (test dependency only)
+import torchlike
+
+
+def to_np(x):
+    """numpy value of a torch or torchlike tensor (or nested structure)."""
+    if isinstance(x, torch.Tensor):
+        x = x.detach()
+        if x.dtype == torch.bfloat16:
+            x = x.float()
+        return x.cpu().numpy()
+    if isinstance(x, torchlike.Tensor):
+        return np.asarray(x.detach()._materialize())
+    return np.asarray(x)
+
+
+def assert_same(tl, th, atol=1e-4, rtol=1e-4, check_dtype=True):
+    """Compare a torchlike result with a torch result: type, dtype, shape, values."""
+    if isinstance(th, (tuple, list)):
+        assert isinstance(tl, (tuple, list)), f'expected a sequence, got {type(tl)}'
+        assert len(tl) == len(th)
+        for a, b in zip(tl, th):
+            assert_same(a, b, atol, rtol, check_dtype)
+        return
+    if isinstance(th, torch.Tensor):
+        assert isinstance(tl, torchlike.Tensor), f'expected a Tensor, got {type(tl)}'
+        if check_dtype:
+            assert str(tl.dtype) == str(th.dtype), f'dtype {tl.dtype} != {th.dtype}'
+        assert tuple(tl.shape) == tuple(th.shape), f'shape {tuple(tl.shape)} != {tuple(th.shape)}'
+        np.testing.assert_allclose(to_np(tl), to_np(th), atol=atol, rtol=rtol, equal_nan=True)
+        return
+    assert type(tl) is type(th) or (isinstance(tl, (int, float)) and isinstance(th, (int, float))), (tl, th)
+    if isinstance(th, float):
+        np.testing.assert_allclose(tl, th, atol=atol, rtol=rtol, equal_nan=True)
+    else:
+        assert tl == th
+
+
+@pytest.fixture
+def same():
+    return assert_same

@@ -1,0 +1,26 @@
+"""torchlike: PyTorch's API on JAX.
+
+``import torchlike as torch`` (or ``python -m torchlike script.py`` on an unchanged script) gives
+PyTorch's behaviour with the work running as XLA programs. See DESIGN.md for the architecture.
+"""
+from . import _dtype
+from ._dtype import (dtype, bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
+                     complex64, complex128, uint16, uint32, uint64, finfo, iinfo, promote_types, can_cast,
+                     get_default_dtype, set_default_dtype)
+from ._device import device
+from ._tensor import Tensor, Size
+from ._engine import registry as _registry
+from . import _ops
+
+half, float, double, short, int, long = float16, float32, float64, int16, int32, int64
+cfloat, cdouble = complex64, complex128
+
+globals().update(_registry.PUBLIC['torch'])
+globals().update(_ops.creation.LEGACY)
+_tensor_mod = __import__('torchlike._tensor', fromlist=['install_methods'])
+_tensor_mod.install_methods()
+
+from . import _api  # noqa: E402,F401  (torch-level functions that are not ops: grad mode, seeds, ...)
+from ._api import *  # noqa: E402,F401,F403
+
+__version__ = '2.13.0'

@@ -1,0 +1,84 @@
+"""Functionalised views and writes through them (DESIGN invariant 5).
+
+Note [Views]
+JAX arrays are immutable. A view Tensor records its root (``_base``, the tensor that owns the
+values) and a *chain*: the view ops, with their static keys, that take the root's array to the
+view's. A view caches its array together with the root array it came from (``_src``); when the
+root has been rebound by an in-place op, the view recomputes itself from the chain on its next
+read. A write through a view (``row = m[1]; row.mul_(10)``) computes the view's new value and
+scatters it into the root: the chain is applied to an iota of the root's shape, which yields,
+for every element of the view, its flat position in the root; ``root.ravel().at[pos].set(new)``
+is then exact for any dtype and any chain of index-only ops. Both programs are compiled once
+per chain. With autograd on, the scatter is the op ``_copy_slices`` (PyTorch's CopySlices
+node), so gradients route through the write like any other op.
+"""
+from .jaxrt import jax, jnp, lax
+from .registry import op
+from . import dispatch
+
+DETACHING = {'detach'}
+
+
+def root_and_chain(t):
+    if t._base is None:
+        return t, ()
+    return t._base, t._view
+
+
+def mark(o, key, inp, outs):
+    root, chain = root_and_chain(inp)
+    vc = inp._vc_obj()
+    multi = len(outs) > 1 or o.ret is not None
+    detached = o.name in DETACHING or inp.__dict__.get('_detached_view', False)
+    for i, out in enumerate(outs):
+        out._base = root
+        out._view = chain + ((o, key, i if multi else None),)
+        out._src = root._v
+        out._vc = vc
+        if detached:
+            out.__dict__['_detached_view'] = True
+
+
+def _apply_chain(v, chain):
+    for o, key, i in chain:
+        v = dispatch.forward_fn(o, *key)(v)
+        if i is not None:
+            v = v[i]
+    return v
+
+
+_replay_cache = {}
+_write_cache = {}
+
+
+def replay(root_value, chain):
+    f = _replay_cache.get(chain)
+    if f is None:
+        f = _replay_cache[chain] = jax.jit(lambda v: _apply_chain(v, chain))
+    return f(root_value)
+
+
+def _write(base, new, chain):
+    n = 1
+    for s in base.shape:
+        n *= s
+    idx = _apply_chain(lax.iota(jnp.int64, n).reshape(base.shape), chain)
+    new = jnp.broadcast_to(jnp.asarray(new, base.dtype), idx.shape)
+    return base.ravel().at[idx.ravel()].set(new.ravel()).reshape(base.shape)
+
+
+def write(root_value, new_value, chain):
+    f = _write_cache.get(chain)
+    if f is None:
+        f = _write_cache[chain] = jax.jit(lambda b, n: _write(b, n, chain))
+    return f(root_value, new_value)
+
+
+@op('_copy_slices', static=('chain',), node='CopySlices', saves=(), function=False, method=False)
+def _copy_slices(base, src, *, chain):
+    return _write(base, src, chain)
+
+
+@op('_view_replay', static=('chain',), node='AsStridedBackward0', saves=(), function=False, method=False)
+def _view_replay(base, *, chain):
+    return _apply_chain(base, chain)

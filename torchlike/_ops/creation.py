@@ -1,0 +1,330 @@
+"""Factories: tensor/as_tensor/from_numpy, zeros/ones/empty/full (+_like), arange, linspace, logspace, eye,
+and the legacy typed constructors (FloatTensor, LongTensor, ...).
+
+Factories have no tensor inputs; those that compute go through ``dispatch.apply`` as ops with only
+static attributes, so each (shape, dtype) compiles once and a lazy engine can record them.
+"""
+import builtins
+import math
+import numbers
+
+import numpy as np
+
+from .. import _dtype as D
+from .._device import as_device, jax_device
+from .._engine.registry import op, public
+from .._engine import dispatch
+from .._engine.jaxrt import jax, jnp
+
+
+def _infer(data):
+    """(numpy array, torch dtype) for Python/NumPy data, with torch's dtype inference."""
+    from .._tensor import Tensor
+    if isinstance(data, Tensor):
+        return np.asarray(data._materialize()), data.dtype
+    if isinstance(data, np.ndarray):
+        return data, D.from_np(data.dtype)
+    if isinstance(data, np.generic):
+        return np.asarray(data), D.from_np(data.dtype)
+    if isinstance(data, (builtins.bool, numbers.Number)) and not isinstance(data, (list, tuple)):
+        d = D.scalar_dtype(data)
+        d = D.state.default_dtype if d._cat == 2 else D.default_complex() if d._cat == 3 else d
+        return np.asarray(data, d.np), d
+    if hasattr(data, '__array__') and not isinstance(data, (list, tuple)):
+        a = np.asarray(data)
+        return a, D.from_np(a.dtype)
+    if isinstance(data, (list, tuple)):
+        items = [_infer(x) for x in data]
+        if not items:
+            return np.zeros((0,), D.state.default_dtype.np), D.state.default_dtype
+        dt = None
+        shapes = {a.shape for a, _ in items}
+        if len(shapes) > 1:
+            raise ValueError(f"expected sequence of length {len(items[0][0])} at dim 1 (got {len(items[-1][0])})")
+        for a, d in items:
+            dt = d if dt is None else _join(dt, d)
+        return np.stack([a.astype(dt.np) for a, _ in items]), dt
+    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _join(a, b):
+    # dtype of a list mixing Python scalars: the highest category wins, within a category promote
+    if a is b:
+        return a
+    return D.promote_types(a, b)
+
+
+def _place(arr, device):
+    if device is None:
+        return jnp.asarray(arr)
+    return jax.device_put(arr, jax_device(device))
+
+
+def _finish(t, requires_grad):
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+@public('tensor')
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    a, inferred = _infer(data)
+    dt = dtype or inferred
+    return _finish(dispatch.wrap(_place(np.asarray(a, dt.np), device)), requires_grad)
+
+
+@public('as_tensor')
+def as_tensor(data, dtype=None, device=None):
+    from .._tensor import Tensor
+    if isinstance(data, Tensor):
+        return data.to(device=device, dtype=dtype) if (dtype or device) else data
+    a, inferred = _infer(data)
+    return dispatch.wrap(_place(np.asarray(a, (dtype or inferred).np), device))
+
+
+@public('asarray')
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    t = as_tensor(obj, dtype=dtype, device=device)
+    if copy:
+        t = t.clone()
+    return _finish(t, requires_grad) if requires_grad else t
+
+
+@public('from_numpy')
+def from_numpy(ndarray):
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    D.from_np(ndarray.dtype)
+    return dispatch.wrap(jnp.asarray(ndarray))
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (list, tuple)):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if not isinstance(s, numbers.Integral) and not hasattr(s, '__index__'):
+            raise TypeError(f"zeros(): argument 'size' must be tuple of ints, but found element of type {type(s).__name__}")
+        s = int(s.__index__()) if not isinstance(s, int) else s
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+        out.append(s)
+    return tuple(out)
+
+
+@op('_full', static=('size', 'dtype'), function=False, method=False, differentiable=False)
+def _full(fill_value, *, size, dtype):
+    return jnp.full(size, fill_value, dtype.np)
+
+
+def _fill(size, value, dtype, device, requires_grad):
+    t = dispatch.apply(_full, (value,), (size, dtype))
+    if device is not None:
+        t = t.to(device)
+    return _finish(t, requires_grad)
+
+
+def _default_for(value):
+    d = D.scalar_dtype(value)
+    return D.state.default_dtype if d._cat == 2 else D.default_complex() if d._cat == 3 else d
+
+
+@public('zeros')
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+          memory_format=None):
+    t = _fill(_size(size), 0, dtype or D.state.default_dtype, device, requires_grad)
+    return _out(t, out)
+
+
+@public('ones')
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+         memory_format=None):
+    return _out(_fill(_size(size), 1, dtype or D.state.default_dtype, device, requires_grad), out)
+
+
+@public('empty')
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+          memory_format=None):
+    # Uninitialised memory in torch; zeros here (any value is a valid 'empty' content).
+    return _out(_fill(_size(size), 0, dtype or D.state.default_dtype, device, requires_grad), out)
+
+
+@public('full')
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False):
+    if hasattr(fill_value, '_materialize'):
+        fill_value = fill_value.item()
+    return _out(_fill(_size((size,)), fill_value, dtype or _default_for(fill_value), device, requires_grad), out)
+
+
+def _out(t, out):
+    if out is None:
+        return t
+    out._set_value_inplace(t._value().astype(out._value().dtype), resize=True)
+    return out
+
+
+def _like(name, value):
+    def f(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+        return _fill(tuple(input.shape), value, dtype or input.dtype, device or None, requires_grad)
+    f.__name__ = name
+    public(name)(f)
+    return f
+
+
+zeros_like = _like('zeros_like', 0)
+ones_like = _like('ones_like', 1)
+empty_like = _like('empty_like', 0)
+
+
+@public('full_like')
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _fill(tuple(input.shape), fill_value, dtype or input.dtype, device, requires_grad)
+
+
+@public('empty_strided')
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    return zeros(tuple(size), dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+@op('_arange', static=('start', 'end', 'step', 'n', 'dtype'), function=False, method=False, differentiable=False)
+def _arange(*, start, end, step, n, dtype):
+    # start + i*step computed in float64/int64 then cast, as torch's kernel does
+    if dtype.is_floating_point or dtype.is_complex or any(isinstance(v, float) for v in (start, step)):
+        return (start + jnp.arange(n, dtype=jnp.float64) * step).astype(dtype.np)
+    return (start + jnp.arange(n, dtype=jnp.int64) * step).astype(dtype.np)
+
+
+def _num(v):
+    return v.item() if hasattr(v, '_materialize') else v
+
+
+@public('arange')
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+           pin_memory=False):
+    start, end, step = _num(start), _num(end), _num(step)
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) / step < 0 and end != start:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        dtype = D.state.default_dtype if any(isinstance(v, float) for v in (start, end, step)) else D.int64
+    n = max(0, math.ceil((end - start) / step))
+    t = dispatch.apply(_arange, (), (start, end, step, n, dtype))
+    if device is not None:
+        t = t.to(device)
+    return _out(_finish(t, requires_grad), out)
+
+
+@public('range')
+def range_(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    n = int(math.floor((end - start) / step)) + 1
+    dtype = dtype or D.state.default_dtype
+    t = dispatch.apply(_arange, (), (start, end, step, max(n, 0), dtype))
+    return _out(_finish(t, requires_grad), out)
+
+
+@op('_linspace', static=('start', 'end', 'steps', 'dtype'), function=False, method=False, differentiable=False)
+def _linspace(*, start, end, steps, dtype):
+    # torch's linspace kernel: the first half steps from start, the second half from end
+    if steps == 1:
+        return jnp.full((1,), start).astype(dtype.np)
+    wdt = jnp.complex128 if dtype.is_complex else jnp.float64
+    step = (jnp.asarray(end, wdt) - jnp.asarray(start, wdt)) / (steps - 1)
+    i = jnp.arange(steps, dtype=jnp.float64)
+    half = steps // 2
+    v = jnp.where(i < half, start + step * i, end - step * (steps - 1 - i))
+    if dtype.is_floating_point or dtype.is_complex:
+        return v.astype(dtype.np)
+    return v.astype(dtype.np) if dtype is D.bool else jnp.trunc(jnp.real(v)).astype(dtype.np)
+
+
+@public('linspace')
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    start, end = _num(start), _num(end)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dtype = dtype or (D.default_complex() if isinstance(start, complex) or isinstance(end, complex)
+                      else D.state.default_dtype)
+    if steps == 0:
+        t = zeros(0, dtype=dtype)
+    else:
+        t = dispatch.apply(_linspace, (), (start, end, steps, dtype))
+    if device is not None:
+        t = t.to(device)
+    return _out(_finish(t, requires_grad), out)
+
+
+@public('logspace')
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    dtype = dtype or D.state.default_dtype
+    lin = linspace(start, end, steps, dtype=D.float64)
+    t = dispatch.apply(_pow_base, (lin,), (float(base), dtype))
+    return _out(_finish(t, requires_grad), out)
+
+
+@op('_pow_base', static=('base', 'dtype'), function=False, method=False, differentiable=False)
+def _pow_base(x, *, base, dtype):
+    return jnp.power(base, x).astype(dtype.np)
+
+
+@op('_eye', static=('n', 'm', 'dtype'), function=False, method=False, differentiable=False)
+def _eye(*, n, m, dtype):
+    return jnp.eye(n, m, dtype=dtype.np)
+
+
+@public('eye')
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    t = dispatch.apply(_eye, (), (int(n), int(n if m is None else m), dtype or D.state.default_dtype))
+    if device is not None:
+        t = t.to(device)
+    return _out(_finish(t, requires_grad), out)
+
+
+@public('scalar_tensor')
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    return full((), s, dtype=dtype or D.state.default_dtype, device=device, requires_grad=requires_grad)
+
+
+# ---- legacy constructors: torch.FloatTensor(2, 3), torch.LongTensor([1, 2]), torch.Tensor(...) ----
+
+def _legacy_ctor_value(args, kwargs, dtype=None):
+    dtype = dtype or D.state.default_dtype
+    device = kwargs.pop('device', None)
+    if kwargs:
+        raise TypeError(f"new() received an invalid combination of arguments - got unexpected {list(kwargs)}")
+    from .._tensor import Tensor
+    if len(args) == 1 and not isinstance(args[0], (int, np.integer)) and not (
+            isinstance(args[0], Tensor) and False):
+        a = args[0]
+        if isinstance(a, Tensor):
+            return a._value().astype(dtype.np)
+        if isinstance(a, (tuple, list)) and all(isinstance(x, int) for x in a) and type(a).__name__ == 'Size':
+            return _place(np.zeros(tuple(a), dtype.np), device)
+        arr, _ = _infer(a)
+        return _place(np.asarray(arr, dtype.np), device)
+    size = _size(args)
+    return _place(np.zeros(size, dtype.np), device)
+
+
+class _LegacyMeta(type):
+    def __instancecheck__(cls, obj):
+        from .._tensor import Tensor
+        return isinstance(obj, Tensor) and obj.dtype is cls._legacy_dtype
+
+
+def _legacy(name, dt):
+    def __new__(cls, *args, **kwargs):
+        from .._tensor import Tensor
+        return dispatch.wrap(_legacy_ctor_value(args, dict(kwargs), dt))
+    return _LegacyMeta(name, (), {'__new__': __new__, '_legacy_dtype': dt, '__module__': 'torch'})
+
+
+LEGACY = {n: _legacy(n, d) for n, d in (
+    ('FloatTensor', D.float32), ('DoubleTensor', D.float64), ('HalfTensor', D.float16),
+    ('BFloat16Tensor', D.bfloat16), ('LongTensor', D.int64), ('IntTensor', D.int32), ('ShortTensor', D.int16),
+    ('CharTensor', D.int8), ('ByteTensor', D.uint8), ('BoolTensor', D.bool))}

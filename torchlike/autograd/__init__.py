@@ -1,0 +1,71 @@
+"""torch.autograd: backward, grad, grad modes, Function, Variable, functional."""
+from .._engine import autograd as _engine
+from .._engine import dispatch
+from .._engine.state import state
+from .grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
+
+
+def _tensors(x):
+    from .._tensor import Tensor
+    if x is None:
+        return None
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _make_grads(outputs, grads):
+    from .. import _ops
+    res = []
+    for i, (o, g) in enumerate(zip(outputs, grads)):
+        if g is None:
+            if o.requires_grad and o.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if o.requires_grad and not (o.dtype.is_floating_point or o.dtype.is_complex):
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {o.dtype}")
+            g = _ops.creation.ones_like(o)
+        elif not isinstance(g, dispatch.Tensor):
+            from .._ops.creation import tensor
+            g = tensor(g, dtype=o.dtype)
+        if g.shape != o.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
+                               f"has a shape of {o.shape}.")
+        res.append(g)
+    return res
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None):
+    tensors = _tensors(tensors)
+    if grad_tensors is None:
+        grad_tensors = grad_variables
+    gt = _tensors(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
+    if len(gt) != len(tensors):
+        raise RuntimeError(f"got {len(gt)} tensors and {len(tensors)} gradients")
+    if retain_graph is None:
+        retain_graph = create_graph
+    inputs = _tensors(inputs)
+    if inputs is not None and len(inputs) == 0:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    gt = _make_grads(tensors, gt)
+    _engine.run_backward(tensors, gt, retain_graph, create_graph, inputs=inputs, accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    if is_grads_batched:
+        raise NotImplementedError("torch.autograd.grad(is_grads_batched=True) is not supported by torchlike")
+    outputs = _tensors(outputs)
+    single = isinstance(inputs, dispatch.Tensor)
+    inputs = _tensors(inputs)
+    go = _tensors(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    go = _make_grads(outputs, go)
+    res = _engine.run_backward(outputs, go, retain_graph, create_graph, inputs=inputs, accumulate=False,
+                               allow_unused=allow_unused)
+    if materialize_grads:
+        from .._ops.creation import zeros_like
+        res = [zeros_like(x) if r is None else r for x, r in zip(inputs, res)]
+    return tuple(res)
