@@ -33,6 +33,9 @@ def assert_same(tl, th, atol=1e-4, rtol=1e-4, check_dtype=True):
         assert tuple(tl.shape) == tuple(th.shape), f'shape {tuple(tl.shape)} != {tuple(th.shape)}'
         np.testing.assert_allclose(to_np(tl), to_np(th), atol=atol, rtol=rtol, equal_nan=True)
         return
+    if isinstance(th, torch.dtype):
+        assert str(tl) == str(th), f'{tl} != {th}'
+        return
     assert type(tl) is type(th) or (isinstance(tl, (int, float)) and isinstance(th, (int, float))), (tl, th)
     if isinstance(th, float):
         np.testing.assert_allclose(tl, th, atol=atol, rtol=rtol, equal_nan=True)
@@ -43,3 +46,23 @@ def assert_same(tl, th, atol=1e-4, rtol=1e-4, check_dtype=True):
 @pytest.fixture
 def same():
     return assert_same
+
+
+def check(fn, atol=1e-4, rtol=1e-4, check_dtype=True):
+    """Run ``fn(torch)`` and ``fn(torchlike)``; the results must match, or both must raise the same type."""
+    try:
+        expected, exp_exc = fn(torch), None
+    except Exception as e:  # noqa: BLE001 - the oracle's exception type is the expectation
+        expected, exp_exc = None, e
+    try:
+        got, got_exc = fn(torchlike), None
+    except Exception as e:  # noqa: BLE001
+        got, got_exc = None, e
+    if exp_exc is not None:
+        assert got_exc is not None, f'torch raised {type(exp_exc).__name__}: {exp_exc}, torchlike returned {got!r}'
+        assert type(got_exc) is type(exp_exc), \
+            f'torch raised {type(exp_exc).__name__}: {exp_exc}\ntorchlike raised {type(got_exc).__name__}: {got_exc}'
+        return
+    if got_exc is not None:
+        raise got_exc
+    assert_same(got, expected, atol=atol, rtol=rtol, check_dtype=check_dtype)

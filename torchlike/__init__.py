@@ -20,6 +20,7 @@ globals().update(_ops.creation.LEGACY)
 _tensor_mod = __import__('torchlike._tensor', fromlist=['install_methods'])
 _tensor_mod.install_methods()
 
+from . import autograd  # noqa: E402,F401
 from . import _api  # noqa: E402,F401  (torch-level functions that are not ops: grad mode, seeds, ...)
 from ._api import *  # noqa: E402,F401,F403
 

@@ -218,7 +218,7 @@ class finfo:
         self.max = builtins.float(fi.max)
         self.min = builtins.float(fi.min)
         self.tiny = self.smallest_normal = builtins.float(fi.smallest_normal)
-        self.resolution = builtins.float(fi.resolution)
+        self.resolution = 10.0 ** -fi.precision
 
     def __repr__(self):
         return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "

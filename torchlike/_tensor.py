@@ -121,7 +121,10 @@ class Tensor:
                 self._grad_fn = r._grad_fn
                 self._output_nr = r._output_nr
                 self.requires_grad = True
-        self._vc_obj()[0] += 1
+        vc = self._vc_obj()
+        vc[0] += 1
+        if r._grad_fn is not None and type(r._grad_fn) is autograd.Node:
+            autograd.saved_self_updated(r._grad_fn, vc)
 
     def _set_value_inplace(self, arr, resize=False):
         """Overwrite values without autograd (out=, .grad accumulation, optimizer updates under no_grad)."""

@@ -47,7 +47,7 @@ class Node:
 
     def _check_versions(self):
         if self.versions:
-            for t, vc, v in self.versions:
+            for _, t, vc, v in self.versions:
                 if vc[0] != v:
                     raise RuntimeError(_modified_msg(t, self, vc[0], v))
         if self.out_vcs:
@@ -126,7 +126,7 @@ def accumulate_node(t):
     n = n() if n is not None else None
     if n is None:
         import weakref
-        n = _new_node(AccumulateGrad, 'AccumulateGrad')
+        n = _new_node(AccumulateGrad, 'torch::autograd::AccumulateGrad')
         n.next_functions = ()
         n.variable = t
         n.op = None
@@ -143,10 +143,20 @@ def edge_of(t):
     return (None, 0)
 
 
+def saved_self_updated(node, vc):
+    """After an in-place op, its own saved ``self`` (leaf 0) is the original value, as torch saves
+    ``original_self``: only other saved aliases of self stay stale (so ``y.mul_(y)`` still raises)."""
+    if node.versions:
+        node.versions = [(i, t, c, c[0] if (i == 0 and c is vc) else v) for i, t, c, v in node.versions]
+
+
 def record(op, key, leaves, arrays, outs):
     """Attach a Node for ``op`` to its differentiable outputs."""
     T = dispatch.Tensor
-    node = _new_node(Node, op.node_name)
+    name = op.node_name
+    if type(name) is not str:        # overload-dependent names, e.g. SumBackward0 vs SumBackward1
+        name = name(**dict(zip(op.static_names, key[0])))
+    node = _new_node(Node, name)
     node.op = op
     node.key = key
     node.arrays = arrays
@@ -172,9 +182,11 @@ def record(op, key, leaves, arrays, outs):
                 nf.append((None, 0))
             if save_inputs:
                 vc = a._vc_obj()
-                versions.append((a, vc, vc[0]))
+                versions.append((i, a, vc, vc[0]))
         else:
             nf.append((None, 0))
+    if not didx:
+        return None
     # diff_idx indexes leaves; next_functions index the differentiable slots
     leaf_pos = [i for i, d in enumerate(diff_mask) if d]
     node.diff_idx = tuple(leaf_pos[j] for j in didx)
@@ -402,6 +414,8 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                     out = [None] * len(node.next_functions)
                 else:
                     out = node.apply(grads, create_graph)
+                    if state.anomaly and state.anomaly_check_nan:
+                        _check_nan(node, out)
             if node._hooks:
                 for fn in node._hooks:
                     r = fn(tuple(out), tuple(grads))
@@ -437,16 +451,20 @@ def _accumulate(var, g, create_graph):
         r = fn(g)
         if r is not None:
             g = r
-    if not create_graph:
-        g = g.detach()
     if g.shape != var.shape:
         g = g.expand(var.shape) if g.numel() == 1 else g
     if var._grad is None:
+        # the engine's gradient tensors are fresh and unshared: take the array, drop any history
         var._grad = g if create_graph else dispatch.wrap(g._value())
+    elif create_graph:
+        var._grad = var._grad + g
     else:
-        if create_graph:
-            var._grad = var._grad + g
-        else:
-            var._grad._set_value_inplace(var._grad._value() + g._value())
+        var._grad._set_value_inplace(var._grad._value() + g._value())
     for fn in var.__dict__.get('_post_acc_hooks', ()):
         fn(var)
+
+
+def _check_nan(node, out):
+    for i, g in enumerate(out):
+        if g is not None and bool(jnp.isnan(g._value()).any()):
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")

@@ -18,6 +18,8 @@ An op is a pure JAX function plus metadata, registered once with ``@op``::
 * ``diff`` names the differentiable dynamic parameters; the backward rule is the VJP of ``fn``
   compiled once per (op, attrs, shapes, dtypes) (see autograd.py). ``saves`` says which values
   PyTorch's backward saves ('inputs', 'result', ()) so in-place modification of them raises as in torch.
+* ``node`` is torch's grad_fn name when it is not CamelCase(name)+'Backward0'; a callable of the static
+  attributes gives overload-dependent names (``sum(x)`` -> SumBackward0, ``sum(x, dim)`` -> SumBackward1).
 * ``view=True`` marks an index-only op whose output aliases its input (see views.py).
 * ``variants`` chooses the generated forms: 'function' (torch.xxx), 'method' (Tensor.xxx),
   ``inplace=True`` adds Tensor.xxx_, ``out=True`` adds the out= keyword.

@@ -10,6 +10,8 @@ class _State(threading.local):
         self.grad_enabled = True
         self.inference = False
         self.mode = 'eager'
+        self.anomaly = False
+        self.anomaly_check_nan = True
 
 
 state = _State()

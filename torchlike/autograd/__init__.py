@@ -14,6 +14,20 @@ def _tensors(x):
     return tuple(x)
 
 
+_ONES = {}
+
+
+def _ones(o):
+    # The implicit root gradient of a scalar output; JAX arrays are immutable, so one per dtype is shared.
+    v = o._value()
+    key = (v.shape, v.dtype)
+    a = _ONES.get(key)
+    if a is None:
+        from .._engine.jaxrt import jnp
+        a = _ONES[key] = jnp.ones(v.shape, v.dtype)
+    return dispatch.wrap(a)
+
+
 def _make_grads(outputs, grads):
     from .. import _ops
     res = []
@@ -23,7 +37,7 @@ def _make_grads(outputs, grads):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if o.requires_grad and not (o.dtype.is_floating_point or o.dtype.is_complex):
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {o.dtype}")
-            g = _ops.creation.ones_like(o)
+            g = _ones(o)
         elif not isinstance(g, dispatch.Tensor):
             from .._ops.creation import tensor
             g = tensor(g, dtype=o.dtype)
@@ -69,3 +83,41 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         from .._ops.creation import zeros_like
         res = [zeros_like(x) if r is None else r for x, r in zip(inputs, res)]
     return tuple(res)
+
+
+from .function import Function, FunctionCtx, once_differentiable, InplaceFunction, NestedIOFunction  # noqa: E402
+from .variable import Variable  # noqa: E402
+from . import functional, grad_mode, function  # noqa: E402
+from .grad_mode import is_inference_mode_enabled  # noqa: E402
+
+
+class set_detect_anomaly:
+    """Anomaly detection: with check_nan, a backward node that produces NaN raises naming the node."""
+    def __init__(self, mode, check_nan=True):
+        self.prev = (state.anomaly, state.anomaly_check_nan)
+        state.anomaly, state.anomaly_check_nan = bool(mode), bool(check_nan)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        state.anomaly, state.anomaly_check_nan = self.prev
+        return False
+
+
+class detect_anomaly(set_detect_anomaly):
+    def __init__(self, check_nan=True):
+        self.prev = (state.anomaly, state.anomaly_check_nan)
+        self.args = check_nan
+
+    def __enter__(self):
+        state.anomaly, state.anomaly_check_nan = True, self.args
+        return self
+
+
+def is_anomaly_enabled():
+    return state.anomaly
+
+
+def is_anomaly_check_nan_enabled():
+    return state.anomaly_check_nan

@@ -1,0 +1,673 @@
+"""Run PyTorch's own OpInfo database (``op_db``) against torchlike, with real torch as the oracle.
+
+Shared by ``compat_tests/test_opinfo.py`` (one pytest per (entry, kind)) and ``scripts/opinfo_check.py``
+(command-line report, ``--all`` summary, ``--json`` results, ``--write-xfail``).
+
+Note [OpInfo check]
+For an OpInfo entry ``op`` (keyed ``name`` or ``name.variant_test_name``) and each dtype in
+``DTYPES`` = (float32, int64) that the entry supports on CPU, the first ``MAX_SAMPLES`` samples of
+``op.sample_inputs('cpu', dtype, requires_grad=<dtype is float>)`` (torch seeded with 0, so the set is
+stable) are converted to torchlike (tensors via numpy, keeping requires_grad and aliasing; torch dtypes
+-> torchlike dtypes by name; torch.device -> 'cpu'; torch.Size -> tuple; memory formats / layouts
+by name when torchlike has them, otherwise the sample is skipped as unsupported).
+
+* forward: run torch (a sample torch itself cannot run is skipped), run torchlike, compare the outputs
+  (type, dtype, shape, values with atol=rtol=1e-4, equal_nan; looser bounds in ``TOLERANCES``; entries
+  in ``VALUES_UNCHECKED`` (random / uninitialised results) compare type, dtype and shape only).
+* gradient (float32 only, entries with ``supports_autograd`` and float32 in their backward dtypes):
+  the differentiable outputs (after the sample's ``output_process_fn_grad``) are reduced to one scalar
+  with fixed random weights (catches permuted gradients), both sides run backward, and the gradient of
+  every input tensor that requires grad is compared (a None gradient counts as zeros on both sides).
+  The same converted sample is used for the forward and the gradient check.
+* an entry passes a kind if at least one sample ran and every sample that ran passed. Skipped samples
+  (torch fails, unconvertible arguments, no differentiable output) never count as passes: an entry
+  whose samples were all skipped fails with "no runnable samples".
+"""
+import contextlib
+import itertools
+import math
+import signal
+import types
+import warnings
+
+import numpy as np
+
+import torch
+import torchlike
+
+DTYPES = (torch.float32, torch.int64)
+MAX_SAMPLES = 12          # first N samples per dtype: bounds runtime (OpInfo generators can yield 100+)
+ATOL = RTOL = 1e-4
+ENTRY_TIMEOUT_S = 120     # per-entry wall-clock limit (SIGALRM; main thread only)
+
+# Looser bounds, with the reason: entry key -> (atol, rtol, reason)
+TOLERANCES = {
+    'linalg.det': (1e-3, 1e-3, 'float32 LU determinant: ill-conditioned samples amplify rounding'),
+    'linalg.det.singular': (1e-3, 1e-3, 'float32 LU determinant of near-singular matrices'),
+    'linalg.inv': (1e-3, 1e-3, 'float32 inverse of ill-conditioned samples'),
+    'linalg.pinv': (1e-3, 1e-3, 'float32 pseudo-inverse rounding'),
+    'linalg.cond': (1e-3, 1e-3, 'ratio of float32 singular values'),
+    'cumprod': (1e-3, 1e-3, 'long float32 products accumulate rounding in a different order'),
+    'prod': (1e-3, 1e-3, 'float32 products accumulate rounding in a different order'),
+    'matrix_exp': (1e-3, 1e-3, 'float32 Pade approximation differs from torch in rounding'),
+}
+
+# Entries whose values are random or uninitialised: compare type/dtype/shape only (gradients likewise).
+_RANDOM = ('bernoulli', 'multinomial', 'normal', 'normal.in_place', 'normal.number_mean', 'uniform', 'cauchy',
+           'exponential', 'geometric', 'log_normal', 'randn', 'randn_like', 'rand_like', 'randint',
+           'randint_like', 'nn.functional.dropout', 'nn.functional.dropout2d', 'nn.functional.dropout3d',
+           'nn.functional.alpha_dropout', 'nn.functional.feature_alpha_dropout.with_train',
+           'nn.functional.rrelu', 'nn.functional.fractional_max_pool2d', 'nn.functional.fractional_max_pool3d',
+           'svd_lowrank', 'pca_lowrank', 'nn.functional.multi_head_attention_forward')
+_UNINIT = ('empty', 'empty_like', 'new_empty', 'new_empty_strided', 'empty_strided', 'empty_permuted')
+VALUES_UNCHECKED = dict([(k, 'random result: torchlike does not replay torch\'s RNG stream') for k in _RANDOM]
+                        + [(k, 'uninitialised memory') for k in _UNINIT])
+
+
+class Skip(Exception):
+    """The sample cannot be run (torch fails, or it uses something the converter cannot express)."""
+
+
+class Mismatch(AssertionError):
+    pass
+
+
+class EntryTimeout(Exception):
+    pass
+
+
+# ---- the database ------------------------------------------------------------------------------
+
+_DB = None
+
+
+def entry_key(op):
+    return op.name + ('.' + op.variant_test_name if op.variant_test_name else '')
+
+
+def database():
+    """{entry key: OpInfo}, in op_db order."""
+    global _DB
+    if _DB is None:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            from torch.testing._internal.common_methods_invocations import op_db
+        _DB = {}
+        for o in op_db:
+            _DB.setdefault(entry_key(o), o)
+    return _DB
+
+
+def tested_dtypes(op):
+    try:
+        sup = op.supported_dtypes('cpu')
+    except Exception:
+        return ()
+    return tuple(d for d in DTYPES if d in sup)
+
+
+def gradient_applicable(op):
+    if not getattr(op, 'supports_autograd', False) or torch.float32 not in tested_dtypes(op):
+        return False
+    try:
+        return torch.float32 in op.supported_backward_dtypes('cpu')
+    except Exception:
+        return True
+
+
+def kinds(op):
+    """The kinds checked for this entry: () when it supports neither float32 nor int64 on CPU."""
+    if not tested_dtypes(op):
+        return ()
+    return ('forward', 'gradient') if gradient_applicable(op) else ('forward',)
+
+
+# ---- resolving the torchlike callable ------------------------------------------------------------
+
+class NotImplementedInTorchlike(Exception):
+    pass
+
+
+def _attr_path(root, path, label):
+    obj = root
+    for p in path.split('.'):
+        try:
+            obj = getattr(obj, p)
+        except AttributeError:
+            raise NotImplementedInTorchlike(f'not implemented: {label}') from None
+    return obj
+
+
+def _torch_attr(path):
+    obj = torch
+    for p in path.split('.'):
+        obj = getattr(obj, p, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def _tl_wrapper_set_seed(fn, *args, **kwargs):
+    seed = getattr(torchlike, 'manual_seed', None)
+    if seed is not None:
+        seed(42)
+    return fn(*args, **kwargs)
+
+
+def _rebind(fn):
+    """A copy of an OpInfo-defined lambda whose global ``torch`` is torchlike."""
+    g = dict(fn.__globals__)
+    g['torch'] = torchlike
+    g['wrapper_set_seed'] = _tl_wrapper_set_seed
+    for k, v in fn.__globals__.items():
+        if isinstance(v, types.ModuleType) and v.__name__.startswith('torch.') and k != 'torch':
+            sub = v.__name__[len('torch.'):]
+            try:
+                g[k] = _attr_path(torchlike, sub, 'torchlike.' + sub)
+            except NotImplementedInTorchlike:
+                g[k] = _Missing('torchlike.' + sub)
+    return types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
+
+
+class _Missing:
+    def __init__(self, label):
+        self._label = label
+
+    def __getattr__(self, name):
+        raise NotImplementedInTorchlike(f'not implemented: {self._label}.{name}')
+
+
+def _method_caller(name):
+    def call(self, *args, **kwargs):
+        if not isinstance(self, torchlike.Tensor):
+            raise Skip(f'method {name} on non-tensor input')
+        try:
+            m = getattr(self, name)
+        except AttributeError:
+            raise NotImplementedInTorchlike(f'not implemented: Tensor.{name}') from None
+        return m(*args, **kwargs)
+    call.__name__ = name
+    return call
+
+
+def resolve(op):
+    """(torchlike callable taking the converted sample as (input, *args, **kwargs), description)."""
+    name = op.name
+    f = op.op
+    if name.startswith('__') and name.endswith('__'):
+        return _method_caller(name), f'Tensor.{name}'
+    t_attr = _torch_attr(name)
+    if t_attr is not None and t_attr is f:
+        return _attr_path(torchlike, name, f'torchlike.{name}'), f'torchlike.{name}'
+    if isinstance(f, types.FunctionType) and (f.__module__ or '').startswith('torch.testing'):
+        return _rebind(f), f'OpInfo lambda for {name} with torch=torchlike'
+    mv = op.method_variant
+    if mv is not None and (f is mv or t_attr is None):
+        mname = getattr(mv, '__name__', name)
+        return _method_caller(mname), f'Tensor.{mname}'
+    return _attr_path(torchlike, name, f'torchlike.{name}'), f'torchlike.{name}'
+
+
+# ---- converting samples --------------------------------------------------------------------------
+
+def _tl_dtype(d):
+    n = str(d).split('.')[-1]
+    r = getattr(torchlike, n, None)
+    if not isinstance(r, torchlike.dtype):
+        raise Skip(f'unsupported dtype {d}')
+    return r
+
+
+def _np_of(t):
+    t = t.detach()
+    if t.is_conj():
+        t = t.resolve_conj()
+    if t.is_neg():
+        t = t.resolve_neg()
+    if t.dtype == torch.bfloat16:
+        import ml_dtypes
+        return t.float().numpy().astype(ml_dtypes.bfloat16)
+    if t.dtype in (torch.complex32,) or not t.dtype.is_floating_point and t.dtype not in _NP_OK:
+        raise Skip(f'unsupported tensor dtype {t.dtype}')
+    return t.numpy()
+
+
+_NP_OK = {torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32,
+          torch.uint64, torch.complex64, torch.complex128}
+
+
+def convert(x, memo):
+    """torch sample value -> torchlike value. ``memo`` maps id(torch tensor) -> torchlike tensor (aliasing)."""
+    if isinstance(x, torch.Tensor):
+        r = memo.get(id(x))
+        if r is not None:
+            return r[1]
+        if x.layout != torch.strided or x.is_quantized or x.is_nested:
+            raise Skip(f'unsupported tensor layout {x.layout}')
+        a = _np_of(x)
+        rg = bool(x.requires_grad and (x.dtype.is_floating_point or x.dtype.is_complex))
+        r = torchlike.tensor(a, requires_grad=rg)
+        if str(r.dtype) != str(x.dtype):
+            raise Skip(f'cannot build a torchlike {x.dtype} tensor')
+        memo[id(x)] = (x, r)
+        return r
+    if isinstance(x, torch.Size):
+        return tuple(x)
+    if isinstance(x, torch.dtype):
+        return _tl_dtype(x)
+    if isinstance(x, torch.device):
+        if x.type != 'cpu':
+            raise Skip(f'device {x}')
+        return 'cpu'
+    if isinstance(x, (torch.memory_format, torch.layout)):
+        n = str(x).split('.')[-1]
+        r = getattr(torchlike, n, None)
+        if r is None:
+            raise Skip(f'unsupported {type(x).__name__} {x}')
+        return r
+    if isinstance(x, torch.Generator):
+        raise Skip('torch.Generator argument')
+    if isinstance(x, tuple) and hasattr(x, '_fields'):
+        return type(x)(*[convert(v, memo) for v in x])
+    if isinstance(x, tuple):
+        return tuple(convert(v, memo) for v in x)
+    if isinstance(x, list):
+        return [convert(v, memo) for v in x]
+    if isinstance(x, dict):
+        return {k: convert(v, memo) for k, v in x.items()}
+    if isinstance(x, slice):
+        return slice(convert(x.start, memo), convert(x.stop, memo), convert(x.step, memo))
+    if x is None or x is Ellipsis or isinstance(x, (bool, int, float, complex, str, np.ndarray, np.generic)):
+        return x
+    if callable(x) and getattr(x, '__module__', '') and str(getattr(x, '__module__', '')).startswith('torch'):
+        raise Skip(f'torch callable argument {x!r}')
+    if type(x).__module__.startswith('torch'):
+        raise Skip(f'unsupported argument type {type(x).__name__}')
+    return x
+
+
+# ---- comparing -------------------------------------------------------------------------------------
+
+def _is_torch_scalar_type(v):
+    return isinstance(v, (bool, int, float, complex))
+
+
+def compare(tl, th, atol, rtol, values=True, path='out'):
+    """Raise Mismatch describing the first difference between a torchlike and a torch result."""
+    if isinstance(th, torch.Tensor):
+        if not isinstance(tl, torchlike.Tensor):
+            raise Mismatch(f'{path}: expected a Tensor, got {type(tl).__name__}')
+        if str(tl.dtype) != str(th.dtype):
+            raise Mismatch(f'{path}: dtype {tl.dtype} != torch {th.dtype}')
+        if tuple(tl.shape) != tuple(th.shape):
+            raise Mismatch(f'{path}: shape {tuple(tl.shape)} != torch {tuple(th.shape)}')
+        if not values:
+            return
+        a = np.asarray(tl.detach()._materialize())
+        b = _np_of(th)
+        if b.dtype.kind in 'biu' or b.dtype == np.bool_:
+            if not np.array_equal(a, b):
+                bad = np.argwhere(a != b)
+                i = tuple(bad[0])
+                raise Mismatch(f'{path}: {len(bad)} of {b.size} values differ, e.g. at {i}: {a[i]} != torch {b[i]}')
+            return
+        a = a.astype(np.complex128 if b.dtype.kind == 'c' else np.float64)
+        b = b.astype(a.dtype)
+        ok = np.isclose(a, b, atol=atol, rtol=rtol, equal_nan=True)
+        if not ok.all():
+            bad = np.argwhere(~ok)
+            i = tuple(bad[0]) if bad.size else ()
+            with np.errstate(invalid='ignore'):
+                md = np.nanmax(np.abs(a - b)[~ok]) if (~ok).any() else float('nan')
+            raise Mismatch(f'{path}: {len(bad)} of {b.size} values differ (max abs diff {md:.3g}), '
+                           f'e.g. at {i}: {a[i]} != torch {b[i]}')
+        return
+    if isinstance(th, (tuple, list)):
+        if not isinstance(tl, (tuple, list)):
+            raise Mismatch(f'{path}: expected {type(th).__name__}, got {type(tl).__name__}')
+        if len(tl) != len(th):
+            raise Mismatch(f'{path}: {len(tl)} results != torch {len(th)}')
+        if hasattr(th, '_fields') and getattr(tl, '_fields', None) != th._fields:
+            raise Mismatch(f'{path}: fields {getattr(tl, "_fields", None)} != torch {th._fields}')
+        for i, (a, b) in enumerate(zip(tl, th)):
+            compare(a, b, atol, rtol, values, f'{path}[{i}]')
+        return
+    if isinstance(th, torch.dtype):
+        if str(tl) != str(th):
+            raise Mismatch(f'{path}: {tl} != torch {th}')
+        return
+    if th is None:
+        if tl is not None:
+            raise Mismatch(f'{path}: expected None, got {type(tl).__name__}')
+        return
+    if _is_torch_scalar_type(th):
+        if isinstance(tl, torchlike.Tensor) or type(tl) is not type(th):
+            raise Mismatch(f'{path}: expected {type(th).__name__} {th!r}, got {type(tl).__name__} {tl!r}')
+        if not values:
+            return
+        if isinstance(th, (float, complex)):
+            if not (np.isclose(tl, th, atol=atol, rtol=rtol, equal_nan=True)):
+                raise Mismatch(f'{path}: {tl!r} != torch {th!r}')
+        elif tl != th:
+            raise Mismatch(f'{path}: {tl!r} != torch {th!r}')
+        return
+    if isinstance(th, str):
+        if tl != th:
+            raise Mismatch(f'{path}: {tl!r} != torch {th!r}')
+        return
+    if isinstance(th, torch.device):
+        if str(tl) != str(th):
+            raise Mismatch(f'{path}: {tl} != torch {th}')
+        return
+    raise Skip(f'cannot compare torch result of type {type(th).__name__}')
+
+
+def _flat(x, out):
+    if isinstance(x, (torch.Tensor, torchlike.Tensor)):
+        out.append(x)
+    elif isinstance(x, (tuple, list)):
+        for v in x:
+            _flat(v, out)
+    elif isinstance(x, dict):
+        for v in x.values():
+            _flat(v, out)
+    return out
+
+
+# ---- one sample -------------------------------------------------------------------------------------
+
+def describe(sample, limit=160):
+    def d(x):
+        if isinstance(x, torch.Tensor):
+            return f'T{tuple(x.shape)}' + ('' if x.dtype in (torch.float32,) else f':{str(x.dtype)[6:]}')
+        if isinstance(x, (list, tuple)):
+            s = ', '.join(d(v) for v in x)
+            return f'[{s}]' if isinstance(x, list) else f'({s}{"," if len(x) == 1 else ""})'
+        if isinstance(x, dict):
+            return '{' + ', '.join(f'{k}={d(v)}' for k, v in x.items()) + '}'
+        return repr(x)
+    parts = [d(sample.input)] + [d(a) for a in sample.args] + [f'{k}={d(v)}' for k, v in sample.kwargs.items()]
+    s = ', '.join(parts)
+    return s if len(s) <= limit else s[:limit - 3] + '...'
+
+
+def _exc(e):
+    if isinstance(e, NotImplementedInTorchlike):
+        return str(e)
+    if isinstance(e, AttributeError):
+        m = str(e)
+        if "module 'torchlike" in m or "'Tensor' object has no attribute" in m or "has no attribute" in m:
+            return f'not implemented: {m}'
+    msg = str(e).strip().splitlines()[0] if str(e).strip() else ''
+    return f'{type(e).__name__}: {msg}'
+
+
+def _weights(outs, seed=1234):
+    # complex outputs get one weight array for the real part and one for the imaginary part
+    rs = np.random.RandomState(seed)
+    return [(rs.uniform(0.5, 1.5, size=tuple(o.shape)), rs.uniform(0.5, 1.5, size=tuple(o.shape)))
+            if o.is_complex() else rs.uniform(0.5, 1.5, size=tuple(o.shape)) for o in outs]
+
+
+def _loss_torch(outs, ws):
+    loss = None
+    for o, w in zip(outs, ws):
+        if o.is_complex():
+            w1, w2 = w
+            term = ((o.real * torch.tensor(w1, dtype=o.real.dtype)).sum()
+                    + (o.imag * torch.tensor(w2, dtype=o.real.dtype)).sum())
+        else:
+            term = (o * torch.tensor(w, dtype=o.dtype)).sum()
+        loss = term if loss is None else loss + term
+    return loss
+
+
+def _loss_tl(outs, ws):
+    loss = None
+    for o, w in zip(outs, ws):
+        if o.dtype.is_complex:
+            w1, w2 = w
+            rd = o.real.dtype
+            term = ((o.real * torchlike.tensor(w1.astype(rd.np))).sum()
+                    + (o.imag * torchlike.tensor(w2.astype(rd.np))).sum())
+        else:
+            term = (o * torchlike.tensor(w.astype(o.dtype.np))).sum()
+        loss = term if loss is None else loss + term
+    return loss
+
+
+def _differentiable(x):
+    return isinstance(x, torch.Tensor) and x.requires_grad and (x.dtype.is_floating_point or x.dtype.is_complex)
+
+
+def run_sample(op, key, fn, sample, dtype, grad):
+    """Check one sample. Returns {'forward': (status, msg), 'gradient': (status, msg)} where status is
+    'PASS', 'FAIL' or 'SKIP'; 'gradient' is present only when ``grad``."""
+    res = {}
+    atol, rtol = TOLERANCES.get(key, (ATOL, RTOL, ''))[:2]
+    values = key not in VALUES_UNCHECKED
+
+    def put(kind, status, msg=''):
+        res.setdefault(kind, (status, msg))
+
+    # torch first: a sample torch cannot run is skipped
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            th_out = op(sample.input, *sample.args, **sample.kwargs)
+    except Exception as e:
+        msg = f'torch fails: {_exc(e)}'
+        put('forward', 'SKIP', msg)
+        if grad:
+            put('gradient', 'SKIP', msg)
+        return res
+    memo = {}
+    try:
+        tl_in = convert(sample.input, memo)
+        tl_args = convert(tuple(sample.args), memo)
+        tl_kwargs = convert(dict(sample.kwargs), memo)
+    except Skip as e:
+        put('forward', 'SKIP', f'unsupported sample: {e}')
+        if grad:
+            put('gradient', 'SKIP', f'unsupported sample: {e}')
+        return res
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            tl_out = fn(tl_in, *tl_args, **tl_kwargs)
+    except Skip as e:
+        put('forward', 'SKIP', str(e))
+        if grad:
+            put('gradient', 'SKIP', str(e))
+        return res
+    except EntryTimeout:
+        raise
+    except Exception as e:
+        put('forward', 'FAIL', _exc(e))
+        if grad:
+            put('gradient', 'FAIL', 'forward failed: ' + _exc(e))
+        return res
+    try:
+        compare(tl_out, th_out, atol, rtol, values)
+        put('forward', 'PASS')
+    except Skip as e:
+        put('forward', 'SKIP', str(e))
+    except Mismatch as e:
+        put('forward', 'FAIL', str(e))
+    except EntryTimeout:
+        raise
+    except Exception as e:
+        put('forward', 'FAIL', 'reading the result: ' + _exc(e))
+    if grad:
+        _gradient(sample, th_out, tl_out, memo, atol, rtol, values, put)
+    return res
+
+
+def _gradient(sample, th_out, tl_out, memo, atol, rtol, values, put):
+    leaves = [(t, tl) for t, tl in memo.values() if _differentiable(t)]
+    if not leaves:
+        put('gradient', 'SKIP', 'no input requires grad')
+        return
+    th_o, tl_o = th_out, tl_out
+    proc = sample.output_process_fn_grad
+    if proc is not None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                th_p = proc(th_out)
+                tl_p = proc(tl_out)
+            th_o, tl_o = th_p, tl_p
+        except EntryTimeout:
+            raise
+        except Exception:
+            pass   # the processing function only works on torch tensors: use the raw outputs on both sides
+    th_flat = _flat(th_o, [])
+    tl_flat = _flat(tl_o, [])
+    if len(th_flat) != len(tl_flat):
+        put('gradient', 'FAIL', f'{len(tl_flat)} output tensors != torch {len(th_flat)}')
+        return
+    pairs = [(a, b) for a, b in zip(th_flat, tl_flat) if _differentiable(a)]
+    if not pairs:
+        put('gradient', 'SKIP', 'no differentiable output')
+        return
+    for i, (a, b) in enumerate(pairs):
+        if not isinstance(b, torchlike.Tensor):
+            put('gradient', 'FAIL', f'output {i} is a {type(b).__name__}')
+            return
+        if not b.requires_grad:
+            put('gradient', 'FAIL', f'output {i} does not require grad')
+            return
+        if tuple(a.shape) != tuple(b.shape) or str(a.dtype) != str(b.dtype):
+            put('gradient', 'FAIL', f'output {i}: {b.dtype}{tuple(b.shape)} != torch {a.dtype}{tuple(a.shape)}')
+            return
+    ws = _weights([a for a, _ in pairs])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            th_loss = _loss_torch([a for a, _ in pairs], ws)
+            th_grads = torch.autograd.grad(th_loss, [t for t, _ in leaves], allow_unused=True)
+    except Exception as e:
+        put('gradient', 'SKIP', f'torch backward fails: {_exc(e)}')
+        return
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            tl_loss = _loss_tl([b for _, b in pairs], ws)
+            tl_loss.backward()
+    except EntryTimeout:
+        raise
+    except Exception as e:
+        put('gradient', 'FAIL', 'backward: ' + _exc(e))
+        return
+    try:
+        for i, ((t, tl), g) in enumerate(zip(leaves, th_grads)):
+            if g is None:
+                g = torch.zeros_like(t)
+            tg = tl.grad
+            if tg is None:
+                tg = torchlike.tensor(np.zeros(tuple(t.shape), _np_of(t).dtype))
+            compare(tg, g, atol, rtol, values, f'grad[{i}]')
+        put('gradient', 'PASS')
+    except Mismatch as e:
+        put('gradient', 'FAIL', str(e))
+    except EntryTimeout:
+        raise
+    except Exception as e:
+        put('gradient', 'FAIL', 'reading the gradient: ' + _exc(e))
+
+
+# ---- one entry ----------------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def _time_limit(seconds):
+    import threading
+    if not seconds or threading.current_thread() is not threading.main_thread() or not hasattr(signal, 'SIGALRM'):
+        yield
+        return
+
+    def handler(signum, frame):
+        raise EntryTimeout(f'entry took more than {seconds}s')
+    old = signal.signal(signal.SIGALRM, handler)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def check_entry(key, max_samples=MAX_SAMPLES, timeout=ENTRY_TIMEOUT_S):
+    """Run the check for one entry. Returns a JSON-able dict::
+
+        {'key': ..., 'kinds': [...],
+         'forward':  {'status': 'PASS'|'FAIL', 'reason': str,
+                      'dtypes': {'float32': {'pass': n, 'fail': n, 'skip': n, 'first_fail': str,
+                                             'first_skip': str}, ...}},
+         'gradient': {...}}            # only for entries in the gradient domain
+    """
+    op = database()[key]
+    ks = kinds(op)
+    out = {'key': key, 'kinds': list(ks)}
+    if not ks:
+        out['note'] = 'supports neither float32 nor int64 on CPU'
+        return out
+    stats = {k: {} for k in ks}
+    entry_error = None
+    try:
+        fn, _ = resolve(op)
+    except NotImplementedInTorchlike as e:
+        fn = None
+        entry_error = str(e)
+    if fn is not None:
+        try:
+            with _time_limit(timeout):
+                for dtype in tested_dtypes(op):
+                    dn = str(dtype)[6:]
+                    grad = 'gradient' in ks and dtype == torch.float32
+                    for k in ks:
+                        if k == 'forward' or grad:
+                            stats[k][dn] = {'pass': 0, 'fail': 0, 'skip': 0, 'first_fail': '', 'first_skip': ''}
+                    torch.manual_seed(0)
+                    try:
+                        with warnings.catch_warnings():
+                            warnings.simplefilter('ignore')
+                            samples = list(itertools.islice(
+                                op.sample_inputs('cpu', dtype, requires_grad=grad), max_samples))
+                    except Exception as e:
+                        for k in stats:
+                            if dn in stats[k]:
+                                stats[k][dn]['first_skip'] = f'sample generation fails: {_exc(e)}'
+                        continue
+                    for si, sample in enumerate(samples):
+                        r = run_sample(op, key, fn, sample, dtype, grad)
+                        for k, (st, msg) in r.items():
+                            s = stats[k][dn]
+                            s[st.lower()] += 1
+                            slot = 'first_fail' if st == 'FAIL' else 'first_skip' if st == 'SKIP' else None
+                            if slot and not s[slot]:
+                                s[slot] = f'sample {si} ({describe(sample)}): {msg}'
+        except EntryTimeout as e:
+            entry_error = str(e)
+    for k in ks:
+        res = {'dtypes': stats[k]}
+        if entry_error:
+            res['status'], res['reason'] = 'FAIL', entry_error
+        else:
+            fails = [(dn, s) for dn, s in stats[k].items() if s['fail']]
+            npass = sum(s['pass'] for s in stats[k].values())
+            if fails:
+                dn, s = fails[0]
+                res['status'], res['reason'] = 'FAIL', f'{dn} {s["first_fail"]}'
+            elif not npass:
+                skips = [f'{dn}: {s["first_skip"]}' for dn, s in stats[k].items() if s['first_skip']]
+                res['status'] = 'FAIL'
+                res['reason'] = 'no runnable samples' + (f' ({skips[0]})' if skips else '')
+            else:
+                res['status'], res['reason'] = 'PASS', ''
+        out[k] = res
+    return out
+
+
+def short(reason, n=200):
+    reason = ' '.join(str(reason).split())
+    return reason if len(reason) <= n else reason[:n - 3] + '...'
