@@ -23,5 +23,6 @@ _tensor_mod.install_methods()
 from . import autograd  # noqa: E402,F401
 from . import _api  # noqa: E402,F401  (torch-level functions that are not ops: grad mode, seeds, ...)
 from ._api import *  # noqa: E402,F401,F403
+from . import cuda, random  # noqa: E402,F401
 
 __version__ = '2.13.0'

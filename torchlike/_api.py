@@ -4,12 +4,16 @@ from ._engine.state import state
 from ._engine import dispatch
 from ._tensor import Tensor
 from ._tensor_str import set_printoptions
+from ._ops.random import Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state, \
+    default_generator
 from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, \
     is_inference_mode_enabled
 
 __all__ = ['no_grad', 'enable_grad', 'set_grad_enabled', 'inference_mode', 'is_grad_enabled',
            'is_inference_mode_enabled', 'result_type', 'is_tensor', 'is_floating_point', 'is_complex', 'numel',
            'is_storage', 'typename', 'get_default_device', 'set_default_device', 'is_nonzero', 'set_printoptions']
+__all__ += ['Generator', 'manual_seed', 'seed', 'initial_seed', 'get_rng_state', 'set_rng_state',
+            'default_generator']
 
 
 def result_type(tensor1, tensor2):

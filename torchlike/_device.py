@@ -68,12 +68,25 @@ def _jax():
     return jax
 
 
+_gpus = []          # [list of JAX GPU devices] once queried (the device set is fixed once JAX has started)
+cuda_current = [0]  # torch.cuda.current_device(): the GPU that 'cuda' without an index names
+
+
 def gpu_devices():
-    jax = _jax()
-    try:
-        return jax.devices('gpu')
-    except RuntimeError:
-        return []
+    """JAX's GPUs (starts JAX's backends on first call; cached afterwards)."""
+    if not _gpus:
+        jax = _jax()
+        try:
+            g = list(jax.devices('gpu'))
+        except RuntimeError:
+            g = []
+        _gpus.append(g)
+    return _gpus[0]
+
+
+def gpus_known():
+    """Whether JAX has GPUs (so tensors may live on 'cuda')."""
+    return bool(gpu_devices())
 
 
 def jax_device(d):
@@ -86,7 +99,7 @@ def jax_device(d):
         g = gpu_devices()
         if not g:
             raise AssertionError("Torch not compiled with CUDA enabled")
-        i = d.index or 0
+        i = cuda_current[0] if d.index is None else d.index
         if i >= len(g):
             raise RuntimeError("CUDA error: invalid device ordinal")
         return g[i]

@@ -37,7 +37,7 @@ _CHILD_PRELUDE = 'import torchlike._runner; torchlike._runner.install_alias(); '
 _MP_PROGS = ('from multiprocessing.spawn import spawn_main', 'from multiprocessing.forkserver import main')
 
 USAGE = """\
-usage: python -m torchlike [option] ... [-c cmd | -m mod | file | -] [arg] ...
+usage: python -m torchlike [-h | -V] [-c cmd | -m mod | file | -] [arg] ...
 Runs an unchanged PyTorch program on torchlike: `import torch` and every `torch.X.Y`
 resolve to torchlike's module of the same path. Interpreter options (-u, -O, -W, -X ...)
 go before `-m torchlike`, e.g. `python -u -m torchlike train.py`.
@@ -60,28 +60,30 @@ class TorchAliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Meta-path finder and loader mapping ``torch[.X.Y]`` to ``torchlike[.X.Y]`` (Note [The torch alias])."""
 
     def __init__(self):
-        self._found = {}          # alias name -> torchlike module, between find_spec and create_module
+        self._specs = {}          # alias name -> the torchlike module's own __spec__, while it loads
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname != _ALIAS and not fullname.startswith(_ALIAS + '.'):
             return None
-        module = _resolve(_TARGET + fullname[len(_ALIAS):])
+        module = _resolve(_target(fullname))
         if module is None:
             raise ModuleNotFoundError(
-                f"torchlike does not provide {fullname} (no module named '{_TARGET + fullname[len(_ALIAS):]}')",
-                name=fullname)
-        self._found[fullname] = module
+                f"torchlike does not provide {fullname} (no module named '{_target(fullname)}')", name=fullname)
         return importlib.machinery.ModuleSpec(fullname, self, origin=getattr(module, '__file__', None),
                                               is_package=hasattr(module, '__path__'))
 
     def create_module(self, spec):
-        module = self._found.pop(spec.name)
-        # The import system overwrites __spec__ with ours; exec_module puts torchlike's back.
-        module.__dict__.setdefault('_torchlike_alias_spec', module.__spec__)
+        module = _resolve(_target(spec.name))
+        self._specs[spec.name] = module.__spec__   # the import system sets __spec__ to ours next
         return module
 
     def exec_module(self, module):
-        module.__spec__ = module.__dict__.pop('_torchlike_alias_spec')
+        module.__spec__ = self._specs.pop(module.__spec__.name)
+
+
+def _target(alias_name):
+    """'torch.X.Y' -> 'torchlike.X.Y'."""
+    return _TARGET + alias_name[len(_ALIAS):]
 
 
 def _resolve(name):
@@ -113,7 +115,7 @@ def _with_prelude(args):
     """``args`` with the alias prelude put before a multiprocessing child's ``-c`` program."""
     args = list(args)
     for i in range(len(args) - 1):
-        if args[i] == '-c' and args[i + 1].startswith(_MP_PROGS):
+        if args[i] == '-c' and isinstance(args[i + 1], str) and args[i + 1].startswith(_MP_PROGS):
             args[i + 1] = _CHILD_PRELUDE + args[i + 1]
             break
     return args
@@ -128,13 +130,10 @@ def _patch_multiprocessing():
     def get_command_line_alias(**kwds):                 # spawn children (every platform)
         return _with_prelude(get_command_line(**kwds))
 
-    def spawnv_passfds_alias(path, args, passfds):      # the fork server (POSIX); spawn args have it already
-        if not any(a.startswith(_CHILD_PRELUDE) for a in args):
-            args = _with_prelude(args)
-        return spawnv_passfds(path, args, passfds)
+    def spawnv_passfds_alias(path, args, passfds):      # the fork server (POSIX); a spawn child's
+        return spawnv_passfds(path, _with_prelude(args), passfds)   # program no longer matches _MP_PROGS
 
-    get_command_line_alias._torchlike_alias = spawnv_passfds_alias._torchlike_alias = True
-    get_command_line_alias.__wrapped__, spawnv_passfds_alias.__wrapped__ = get_command_line, spawnv_passfds
+    get_command_line_alias._torchlike_alias = True
     spawn.get_command_line, util.spawnv_passfds = get_command_line_alias, spawnv_passfds_alias
 
 
@@ -194,10 +193,8 @@ def _interact():
 
 def _user_traceback(tb):
     """``tb`` without the leading frames of the runner and runpy, as ``python script.py`` prints it."""
-    ours = {os.path.normcase(os.path.abspath(f)) for f in (__file__, runpy.__file__)}
-    ours.add(os.path.normcase(os.path.abspath(os.path.join(os.path.dirname(__file__), '__main__.py'))))
     while tb is not None and tb.tb_next is not None and \
-            os.path.normcase(os.path.abspath(tb.tb_frame.f_code.co_filename)) in ours:
+            tb.tb_frame.f_globals.get('__name__') in ('runpy', __name__):
         tb = tb.tb_next
     return tb
 
@@ -251,7 +248,7 @@ def main(argv=None):
         elif flag == '-m':
             sys.argv = ['-m', *rest]            # runpy puts the module's path in sys.argv[0]
             if value == _ALIAS or value.startswith(_ALIAS + '.'):
-                value = _TARGET + value[len(_ALIAS):]
+                value = _target(value)
             runpy.run_module(value, run_name='__main__', alter_sys=True)
         elif flag == '-':
             sys.argv = [first if args else '', *rest]
@@ -269,6 +266,11 @@ def main(argv=None):
             runpy.run_path(value, run_name='__main__')
     except SystemExit:
         raise
+    except ImportError as exc:
+        if flag == '-m' and _user_traceback(exc.__traceback__).tb_frame.f_globals.get('__name__') == 'runpy':
+            print(f'{sys.executable}: {exc}', file=sys.stderr)   # runpy found no such module, as `python -m`
+            return 1
+        return _report(exc)
     except KeyboardInterrupt:
         raise                                   # the interpreter reports it and exits by SIGINT
     except BaseException as exc:  # noqa: B902  (what the interpreter does with an uncaught exception)

@@ -83,6 +83,11 @@ class Tensor:
         return self._value()
 
     def _check_inplace(self):
+        if self._base is not None and self.__dict__.get('_may_overlap', False):
+            from ._ops.shape import has_internal_overlap
+            if has_internal_overlap(self):
+                raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                                   "single memory location. Please clone() the tensor before performing the operation.")
         if not state.grad_enabled:
             return
         if self._base is None:
@@ -92,6 +97,12 @@ class Tensor:
             root = self._base
             if root.requires_grad and root._grad_fn is None:
                 raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+            if self.__dict__.get('_multi_view', False) and self.requires_grad:
+                o, _, i = self._view[-1]
+                raise RuntimeError(f"Output {i or 0} of {o.node_name.replace('Backward0', '')} is a view and is being "
+                                   "modified inplace. This view is the output of a function that returns multiple views. "
+                                   "Such functions do not allow the output views to be modified inplace. You should "
+                                   "replace the inplace operation by an out-of-place one.")
 
     def _commit_inplace(self, r):
         """Make ``self`` hold the values (and history) of tensor ``r`` computed out of place."""
@@ -173,21 +184,32 @@ class Tensor:
 
     def stride(self, dim=None):
         s = self._value().shape
-        st, acc = [], 1
-        for n in reversed(s):
-            st.append(acc)
-            acc *= max(n, 1)
-        st = tuple(reversed(st))
+        st = None
+        if self._base is not None:     # a view: the strides of its positions in its root (shape.view_geometry)
+            from ._ops.shape import view_geometry
+            st = view_geometry(self)[0]
+        if st is None:
+            st, acc = [], 1
+            for n in reversed(s):
+                st.append(acc)
+                acc *= max(n, 1)
+            st = tuple(reversed(st))
         return st if dim is None else st[_wrap_dim(dim, len(s))]
 
     def storage_offset(self):
-        return 0
+        if self._base is None:
+            return 0
+        from ._ops.shape import view_storage_offset
+        return view_storage_offset(self)
 
     def is_contiguous(self, memory_format=None):
-        return True
+        if self._base is None:
+            return True
+        from ._ops.shape import view_is_contiguous
+        return view_is_contiguous(self)
 
     def contiguous(self, memory_format=None):
-        return self
+        return self if self.is_contiguous() else self.clone()
 
     def is_floating_point(self):
         return self.dtype.is_floating_point
@@ -548,6 +570,28 @@ _COMPARE = {'eq': 'eq', 'ne': 'ne', 'lt': 'lt', 'le': 'le', 'gt': 'gt', 'ge': 'g
 _UNARY = {'neg': 'neg', 'pos': 'positive', 'abs': 'abs', 'invert': 'bitwise_not'}
 
 
+def _operand(x):
+    """True when ``x`` can be the other operand of a Python operator (else NotImplemented, as torch)."""
+    return isinstance(x, (Tensor, int, float, complex, np.number, np.bool_)) or (
+        isinstance(x, np.ndarray) and False)
+
+
+def _binop(f):
+    def op(self, other):
+        if not _operand(other):
+            return NotImplemented
+        return f(self, other)
+    return op
+
+
+def _rbinop(f):
+    def op(self, other):
+        if not _operand(other):
+            return NotImplemented
+        return f(other, self)
+    return op
+
+
 def install_methods():
     from ._engine.registry import METHODS, PUBLIC
     for name, fn in METHODS.items():
@@ -558,16 +602,16 @@ def install_methods():
         f = torch_ns.get(name)
         if f is None:
             continue
-        setattr(Tensor, f'__{dunder}__', (lambda f: lambda self, other: f(self, other))(f))
-        setattr(Tensor, f'__r{dunder}__', (lambda f: lambda self, other: f(other, self))(f))
+        setattr(Tensor, f'__{dunder}__', _binop(f))
+        setattr(Tensor, f'__r{dunder}__', _rbinop(f))
         inplace = METHODS.get(name + '_')
         if inplace is not None:
-            setattr(Tensor, f'__i{dunder}__', (lambda g: lambda self, other: g(self, other))(inplace))
+            setattr(Tensor, f'__i{dunder}__', _binop(inplace))
     for dunder, name in _COMPARE.items():
         f = torch_ns.get(name)
         if f is None:
             continue
-        setattr(Tensor, f'__{dunder}__', (lambda f: lambda self, other: f(self, other))(f))
+        setattr(Tensor, f'__{dunder}__', _binop(f))
     for dunder, name in _UNARY.items():
         f = torch_ns.get(name)
         if f is None:

@@ -31,7 +31,7 @@ class Node:
         return self._name
 
     def __repr__(self):
-        return f'<{self._name} object at {hex(id(self))}>'
+        return f"<{self._name.replace('torch::autograd::', '')} object at {hex(id(self))}>"
 
     def register_hook(self, fn):
         if self._hooks is None:
@@ -143,6 +143,18 @@ def edge_of(t):
     return (None, 0)
 
 
+def _leaf_params(op, key, n):
+    """The dynamic parameter name of each leaf (list parameters expand to several leaves)."""
+    if op.varargs:
+        return [op.dyn_names[0]] * n
+    if key[2] is None:
+        return list(op.dyn_names)
+    out = []
+    for nm, k in zip(op.dyn_names, key[2]):
+        out.extend([nm] * (1 if k is None else k))
+    return out
+
+
 def saved_self_updated(node, vc):
     """After an in-place op, its own saved ``self`` (leaf 0) is the original value, as torch saves
     ``original_self``: only other saved aliases of self stay stale (so ``y.mul_(y)`` still raises)."""
@@ -169,8 +181,7 @@ def record(op, key, leaves, arrays, outs):
         for n, d in zip(key[2], diff_mask):
             m.extend([d] * (1 if n is None else n))
         diff_mask = m
-    nf, didx, versions = [], [], []
-    save_inputs = op.saves == 'inputs'
+    nf, didx = [], []
     for i, (a, d) in enumerate(zip(leaves, diff_mask)):
         if not d:
             continue
@@ -180,13 +191,32 @@ def record(op, key, leaves, arrays, outs):
                 nf.append(edge_of(a))
             else:
                 nf.append((None, 0))
-            if save_inputs:
-                vc = a._vc_obj()
-                versions.append((i, a, vc, vc[0]))
         else:
             nf.append((None, 0))
     if not didx:
         return None
+    saves = op.saves
+    versions = []
+    if saves:
+        if saves == 'inputs':
+            keep = [d for d in diff_mask]
+        elif saves == 'result':
+            keep = None
+        else:
+            names = _leaf_params(op, key, len(leaves))
+            if isinstance(saves, dict):      # param -> what its gradient needs, as derivatives.yaml
+                need = set()
+                for j, (a, nm) in enumerate(zip(leaves, names)):
+                    if isinstance(a, T) and a.requires_grad and diff_mask[j]:
+                        need.update(saves.get(nm, ()))
+            else:
+                need = set(saves)
+            keep = [nm in need for nm in names]
+        if keep is not None:
+            for i, (a, k) in enumerate(zip(leaves, keep)):
+                if k and isinstance(a, T):
+                    vc = a._vc_obj()
+                    versions.append((i, a, vc, vc[0]))
     # diff_idx indexes leaves; next_functions index the differentiable slots
     leaf_pos = [i for i, d in enumerate(diff_mask) if d]
     node.diff_idx = tuple(leaf_pos[j] for j in didx)
@@ -205,7 +235,7 @@ def record(op, key, leaves, arrays, outs):
             o.requires_grad = True
     node.out_meta = meta
     node.out_idx = tuple(oidx)
-    if op.saves == 'result':
+    if saves == 'result' or (type(saves) is tuple and 'result' in saves):
         node.out_vcs = [(i, outs[i]._vc_obj(), outs[i]._vc_obj()[0]) for i in oidx]
     node.__dict__['_slots'] = tuple(didx)
     return node

@@ -19,6 +19,10 @@ Node = None            # set by autograd
 _record = None         # autograd.record
 _float_kinds = frozenset('fc')
 _scalar_types = (bool, int, float, complex)
+try:  # the concrete array class, for an exact-type fast path (isinstance on jax.Array is slower)
+    from jax._src.array import ArrayImpl as _ArrayImpl
+except ImportError:
+    _ArrayImpl = None
 
 
 def static_arg(v):
@@ -166,12 +170,12 @@ def apply(op, dyn, static=(), out=None):
             arrays.append(a._value())
             if grad_on and a.requires_grad:
                 grad = True
-        elif a is None or type(a) in _scalar_types:
+        elif a is None or type(a) in _scalar_types or type(a) is _ArrayImpl:
+            arrays.append(a)
+        elif isinstance(a, jax.Array):
             arrays.append(a)
         elif isinstance(a, (numbers.Number, np.bool_)):
             arrays.append(a.item() if hasattr(a, 'item') else a)
-        elif isinstance(a, jax.Array):
-            arrays.append(a)
         else:
             raise TypeError(f"{op.name}(): argument must be Tensor or number, not {type(a).__name__}")
     if op.promote is not None:

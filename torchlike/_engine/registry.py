@@ -17,7 +17,10 @@ An op is a pure JAX function plus metadata, registered once with ``@op``::
   decides). Casts happen inside the compiled program, so they fuse.
 * ``diff`` names the differentiable dynamic parameters; the backward rule is the VJP of ``fn``
   compiled once per (op, attrs, shapes, dtypes) (see autograd.py). ``saves`` says which values
-  PyTorch's backward saves ('inputs', 'result', ()) so in-place modification of them raises as in torch.
+  PyTorch's backward saves, so in-place modification of them raises exactly when torch raises:
+  'inputs' (every differentiable input), 'result', () (nothing: linear ops), a tuple of parameter
+  names (always saved), or a dict ``{param: (params its gradient needs)}`` read like
+  derivatives.yaml (mul: ``{'input': ('other',), 'other': ('input',)}``).
 * ``node`` is torch's grad_fn name when it is not CamelCase(name)+'Backward0'; a callable of the static
   attributes gives overload-dependent names (``sum(x)`` -> SumBackward0, ``sum(x, dim)`` -> SumBackward1).
 * ``view=True`` marks an index-only op whose output aliases its input (see views.py).

@@ -17,6 +17,9 @@ from .registry import op
 from . import dispatch
 
 DETACHING = {'detach'}
+# flags a view passes on to views of it: outputs of multi-view ops (unbind/split) and views that may hold an
+# element twice (expand); Tensor._check_inplace reads them
+STICKY = ('_multi_view', '_may_overlap')
 
 
 def root_and_chain(t):
@@ -30,6 +33,7 @@ def mark(o, key, inp, outs):
     vc = inp._vc_obj()
     multi = len(outs) > 1 or o.ret is not None
     detached = o.name in DETACHING or inp.__dict__.get('_detached_view', False)
+    sticky = [k for k in STICKY if inp.__dict__.get(k, False)]
     for i, out in enumerate(outs):
         out._base = root
         out._view = chain + ((o, key, i if multi else None),)
@@ -37,6 +41,8 @@ def mark(o, key, inp, outs):
         out._vc = vc
         if detached:
             out.__dict__['_detached_view'] = True
+        for k in sticky:
+            out.__dict__[k] = True
 
 
 def _apply_chain(v, chain):
@@ -74,7 +80,7 @@ def write(root_value, new_value, chain):
     return f(root_value, new_value)
 
 
-@op('_copy_slices', static=('chain',), node='CopySlices', saves=(), function=False, method=False)
+@op('_copy_slices', static=('chain',), node='torch::autograd::CopySlices', saves=(), function=False, method=False)
 def _copy_slices(base, src, *, chain):
     return _write(base, src, chain)
 

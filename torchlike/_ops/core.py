@@ -8,6 +8,9 @@ from .._engine.jaxrt import jax, jnp
 
 @op('_to_dtype', static=('dtype',), node='ToCopyBackward0', saves=(), function=False, method=False)
 def _to_dtype(input, *, dtype):
+    if dtype._cat == 1 and dtype.itemsize < 8 and input.dtype.kind in 'fc':
+        # torch's float -> narrow int cast goes through int64 and wraps (-2.0 -> uint8 254); XLA would saturate
+        input = jnp.real(input).astype(jnp.int64)
     if dtype.is_complex or not jnp.iscomplexobj(input):
         return input.astype(dtype.np)
     return jnp.real(input).astype(dtype.np)   # complex -> real drops the imaginary part, as torch (with a warning)
