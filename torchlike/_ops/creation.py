@@ -28,8 +28,10 @@ def _infer(data):
         return np.asarray(data), D.from_np(data.dtype)
     if isinstance(data, (builtins.bool, numbers.Number)) and not isinstance(data, (list, tuple)):
         d = D.scalar_dtype(data)
+        # keep the Python value exact (float64/complex128) until the final cast to the chosen dtype
+        wide = np.asarray(data, d.np)
         d = D.state.default_dtype if d._cat == 2 else D.default_complex() if d._cat == 3 else d
-        return np.asarray(data, d.np), d
+        return wide, d
     if hasattr(data, '__array__') and not isinstance(data, (list, tuple)):
         a = np.asarray(data)
         return a, D.from_np(a.dtype)
@@ -43,7 +45,8 @@ def _infer(data):
             raise ValueError(f"expected sequence of length {len(items[0][0])} at dim 1 (got {len(items[-1][0])})")
         for a, d in items:
             dt = d if dt is None else _join(dt, d)
-        return np.stack([a.astype(dt.np) for a, _ in items]), dt
+        wide = np.result_type(*[a.dtype for a, _ in items])
+        return np.stack([a.astype(wide) for a, _ in items]), dt
     raise TypeError(f"Could not infer dtype of {type(data).__name__}")
 
 
