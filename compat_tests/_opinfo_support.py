@@ -31,7 +31,6 @@ by name when torchlike has them, otherwise the sample is skipped as unsupported)
 """
 import contextlib
 import itertools
-import math
 import signal
 import types
 import warnings
@@ -615,8 +614,8 @@ def _gradient(sample, th_out, tl_out, memo, atol, rtol, values, put):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')
-            th_grads = torch.autograd.grad([a for a, _ in pairs], [t for t, _ in leaves],
-                                           grad_outputs=[torch.tensor(w, dtype=a.dtype) for w, (a, _) in zip(ws, pairs)],
+            cot = [torch.tensor(w, dtype=a.dtype) for w, (a, _) in zip(ws, pairs)]
+            th_grads = torch.autograd.grad([a for a, _ in pairs], [t for t, _ in leaves], grad_outputs=cot,
                                            allow_unused=True)
     except Exception as e:
         put('gradient', 'SKIP', f'torch backward fails: {_exc(e)}')

@@ -5,9 +5,10 @@ weighted-sum backward, input gradients compared); the check is _opinfo_support.c
 Note [OpInfo check]): at most MAX_SAMPLES (12) samples per dtype, one torchlike conversion per sample
 shared by both kinds (the entry's result is computed once per process and cached).
 
-Entries that do not pass yet are listed in opinfo_xfail.py and marked xfail(strict=True): an entry that
-starts passing fails here (XPASS) until that list is regenerated with
-`python scripts/opinfo_check.py --write-xfail`; an entry that stops passing fails as a regression.
+Entries that do not pass yet are listed in opinfo_xfail.py and marked xfail (not strict: an entry that
+starts passing shows as XPASS and the list is regenerated with `python scripts/opinfo_check.py
+--write-xfail`; the honest counts come from `scripts/opinfo_check.py --all`). An entry that is not listed
+and stops passing fails as a regression.
 With pytest-xdist, `--dist loadgroup` keeps both kinds of an entry on one worker (no recomputation).
 """
 import pytest
@@ -32,7 +33,7 @@ def _params():
             marks = [pytest.mark.xdist_group(key)]
             reason = XFAIL.get((key, kind))
             if reason is not None:
-                marks.append(pytest.mark.xfail(strict=True, reason=reason))
+                marks.append(pytest.mark.xfail(strict=False, reason=reason))  # see module docstring
             out.append(pytest.param(key, kind, id=f'{key}-{kind}', marks=marks))
     return out
 

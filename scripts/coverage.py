@@ -124,16 +124,16 @@ def main(argv=None):
           f'{tot[2]:>8}{tot[3]:>7}{100.0 * tot[3] / max(tot[1], 1):>6.1f}%')
     print('\ncolumns: torch = public names in real torch; provided = present on torchlike; oracle = names with an\n'
           'OpInfo entry; pass = provided and all its OpInfo entries pass; %prov = pass / provided')
-    for flag, pick, title in ((a.missing, lambda ns, names, have, orc, ok: [n for n in names if n not in have],
-                               'missing'),
-                              (a.failing, lambda ns, names, have, orc, ok: [n for n in have if n in orc and n not in ok],
-                               'provided but failing OpInfo')):
+    lists = ((a.missing, lambda names, have, orc, ok: [n for n in names if n not in have], 'missing'),
+             (a.failing, lambda names, have, orc, ok: [n for n in have if n in orc and n not in ok],
+              'provided but failing OpInfo'))
+    for flag, pick, title in lists:
         if not flag:
             continue
         for ns, names, have, orc, ok in rows:
             if flag != 'all' and flag != ns:
                 continue
-            lst = pick(ns, names, have, orc, ok)
+            lst = pick(names, have, orc, ok)
             print(f'\n{ns}: {title} ({len(lst)}):')
             print('  ' + ' '.join(lst))
     return 0

@@ -130,7 +130,8 @@ def main(argv=None):
     ap.add_argument('--write-xfail', action='store_true', help='regenerate compat_tests/opinfo_xfail.py (needs --all)')
     ap.add_argument('--max-samples', type=int, default=S.MAX_SAMPLES)
     ap.add_argument('--timeout', type=float, default=S.ENTRY_TIMEOUT_S, help='CPU seconds per entry')
-    ap.add_argument('--from-json', metavar='PATH', help='with --write-xfail: use the results of an earlier --all --json run')
+    ap.add_argument('--from-json', metavar='PATH',
+                    help='with --write-xfail: use the results of an earlier --all --json run')
     ap.add_argument('-j', '--jobs', type=int, default=1, help='worker processes (the machine is shared: 2 at most)')
     ap.add_argument('--list', action='store_true', help='print the entry keys')
     ap.add_argument('-v', '--verbose', action='store_true')

@@ -156,10 +156,11 @@ def _leaf_params(op, key, n):
 
 
 def saved_self_updated(node, vc):
-    """After an in-place op, its own saved ``self`` (leaf 0) is the original value, as torch saves
-    ``original_self``: only other saved aliases of self stay stale (so ``y.mul_(y)`` still raises)."""
+    """After an in-place op, its own saved ``self`` (leaf 0) is a copy of the original value, as torch saves
+    ``original_self``: later writes to the tensor do not touch it, so its version check is dropped. Other
+    saved aliases of self stay checked (so ``y.mul_(y)`` still raises)."""
     if node.versions:
-        node.versions = [(i, t, c, c[0] if (i == 0 and c is vc) else v) for i, t, c, v in node.versions]
+        node.versions = [e for e in node.versions if not (e[0] == 0 and e[2] is vc)] or None
 
 
 def record(op, key, leaves, arrays, outs):
