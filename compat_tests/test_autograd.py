@@ -371,3 +371,13 @@ def test_anomaly_nan():
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
         check(f)
+
+
+def test_backward_from_several_outputs_of_one_node():
+    # regression: a node that is the root of several outputs was counted once per output
+    def f(T):
+        x = T.arange(6.0, requires_grad=True)
+        a, b, c = x.split(2)
+        T.autograd.backward([a, b, c], [T.ones(2), T.ones(2) * 2, T.ones(2) * 3])
+        return x.grad
+    check(f)

@@ -326,7 +326,7 @@ def _collect(roots):
     """Dependency counts of every node reachable from roots."""
     deps = {}
     seen = set()
-    stack = [r for r in roots if r is not None]
+    stack = [r for r in dict.fromkeys(roots) if r is not None]   # a node may be the root of several outputs
     for r in stack:
         seen.add(r)
     while stack:
