@@ -1,7 +1,8 @@
 """torchlike: PyTorch's API on JAX.
 
 ``import torchlike as torch`` (or ``python -m torchlike script.py`` on an unchanged script) gives
-PyTorch's behaviour with the work running as XLA programs. See DESIGN.md for the architecture.
+PyTorch's behaviour with the work running as XLA programs. The architecture is described in the
+Notes of torchlike/_engine (Op records, Backward rules, Views) and in README.md.
 """
 from . import _dtype
 from ._dtype import (dtype, bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
