@@ -66,3 +66,25 @@ def check(fn, atol=1e-4, rtol=1e-4, check_dtype=True):
     if got_exc is not None:
         raise got_exc
     assert_same(got, expected, atol=atol, rtol=rtol, check_dtype=check_dtype)
+
+
+def make_input(lib, a, grad=False):
+    """A torch or torchlike tensor from a numpy array (other values pass through)."""
+    if isinstance(a, np.ndarray):
+        t = lib.from_numpy(a.copy()) if a.dtype != np.float16 else lib.tensor(a)
+        if grad:
+            t.requires_grad_(True)
+        return t
+    return a
+
+
+def assert_same_named(tl, th, atol=1e-5, rtol=1e-5):
+    """assert_same that also checks named-tuple return types (torch.return_types.*) by name."""
+    if isinstance(th, tuple):
+        assert isinstance(tl, tuple), type(tl)
+        assert type(tl).__name__ == type(th).__name__, (type(tl), type(th))
+        assert len(tl) == len(th)
+        for a, b in zip(tl, th):
+            assert_same_named(a, b, atol, rtol)
+        return
+    assert_same(tl, th, atol, rtol)

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import torchlike
-from conftest import assert_same
+from conftest import make_input, assert_same_named, assert_same
 
 rng = np.random.RandomState(0)
 nan, inf = float('nan'), float('inf')
@@ -28,24 +28,8 @@ E = np.zeros((0, 3), np.float32)
 C = (rng.randn(4) + 1j * rng.randn(4)).astype(np.complex64)
 
 
-def _mk(lib, a, grad=False):
-    if isinstance(a, np.ndarray):
-        t = lib.from_numpy(a.copy())
-        if grad:
-            t.requires_grad_(True)
-        return t
-    return a
-
-
-def _check(tl, th, atol=1e-5, rtol=1e-5):
-    if isinstance(th, tuple):
-        assert isinstance(tl, tuple), type(tl)
-        assert type(tl).__name__ == type(th).__name__, (type(tl), type(th))
-        assert len(tl) == len(th)
-        for a, b in zip(tl, th):
-            _check(a, b, atol, rtol)
-        return
-    assert_same(tl, th, atol, rtol)
+_mk = make_input
+_check = assert_same_named
 
 
 def _id(case):
