@@ -1,0 +1,1 @@
+"""torch.nn.init (filled in by the nn.init work)."""

@@ -1,0 +1,1 @@
+"""torch.nn.modules.module (filled in by the Module-system work)."""

@@ -1,0 +1,1 @@
+"""torch.nn.parameter (filled in by the Module-system work)."""

@@ -1,0 +1,1 @@
+"""torch.nn.utils (filled in by the nn.utils work)."""
