@@ -12,7 +12,8 @@ For each op and size (x, y are (n, n) float32 with values in [-1, 1]):
   torch f+b   the same in torch
 Targets (from the issue): torchlike forward <= 2x raw jnp forward; forward+backward <= 4x raw jnp
 forward. Each figure is the median over --repeat timed calls after warm-up calls (which compile), the
-variants timed round-robin so that load from other processes affects them alike;
+JAX-side variants timed round-robin so that load from other processes affects them alike (torch's in a
+phase of their own, see bench());
 ``!`` marks a missed target. Ops torchlike lacks are reported as missing.
 """
 import argparse
@@ -131,7 +132,12 @@ def bench(name, n, repeat):
             fns['tl_fb'] = tl_fb
         except Exception as e:
             row['missing_bwd'] = f'{type(e).__name__}: {e}'.splitlines()[0][:100]
-    row.update(_measure(fns, repeat))
+    # torch and JAX are timed in separate round-robin phases: right after a torch backward, torch's
+    # OpenMP workers keep spinning on the second core for a while, which (measured) triples the
+    # latency of the next JAX dispatch that needs XLA's worker thread -- an artefact of sharing one
+    # process that no real program has.
+    row.update(_measure({k: f for k, f in fns.items() if not k.startswith('torch')}, repeat))
+    row.update(_measure({k: f for k, f in fns.items() if k.startswith('torch')}, repeat))
     return row
 
 

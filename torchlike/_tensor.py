@@ -175,7 +175,7 @@ class Tensor:
     ndimension = dim
 
     def numel(self):
-        return int(np.prod(self._value().shape, dtype=np.int64))
+        return self._value().size
 
     nelement = numel
 

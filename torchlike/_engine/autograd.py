@@ -25,7 +25,7 @@ class Node:
     """An autograd graph node (``tensor.grad_fn``)."""
     __slots__ = ('op', 'key', 'tensors', 'arrays', 'versions', 'diff_idx', 'out_idx', 'out_meta',
                  'next_functions', '_seq', '_released', '_pre_hooks', '_hooks', '_tensor_pre_hooks',
-                 '_retain_hooks', 'metadata', 'out_vcs', '_name', '__weakref__', '__dict__')
+                 '_retain_hooks', 'metadata', 'out_vcs', '_name', '_slots', '_fk', '__weakref__', '__dict__')
 
     def name(self):
         return self._name
@@ -117,7 +117,7 @@ def _new_node(cls, name):
     n._released = False
     n._pre_hooks = n._hooks = n._tensor_pre_hooks = n._retain_hooks = None
     n.metadata = {}
-    n.versions = n.out_vcs = None
+    n.versions = n.out_vcs = n._fk = None
     return n
 
 
@@ -221,7 +221,6 @@ def record(op, key, leaves, arrays, outs):
     # diff_idx indexes leaves; next_functions index the differentiable slots
     leaf_pos = [i for i, d in enumerate(diff_mask) if d]
     node.diff_idx = tuple(leaf_pos[j] for j in didx)
-    node._slot_of = None
     node.next_functions = tuple(nf)
     node.versions = versions or None
     meta, oidx = [], []
@@ -238,7 +237,9 @@ def record(op, key, leaves, arrays, outs):
     node.out_idx = tuple(oidx)
     if saves == 'result' or (type(saves) is tuple and 'result' in saves):
         node.out_vcs = [(i, outs[i]._vc_obj(), outs[i]._vc_obj()[0]) for i in oidx]
-    node.__dict__['_slots'] = tuple(didx)
+    node._slots = tuple(didx)
+    if op.jit:     # this node's part of a fused backward's structure key (see fused.py)
+        node._fk = (op, key, node.diff_idx, node.out_idx, len(arrays), tuple(meta))
     return node
 
 
@@ -267,7 +268,7 @@ def _node_apply(node, grads, create_graph):
     if not isinstance(res, tuple):
         res = (res,)
     out = [None] * len(node.next_functions)
-    for slot, g in zip(node.__dict__['_slots'], res):
+    for slot, g in zip(node._slots, res):
         out[slot] = g
     return out
 
@@ -384,6 +385,9 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
         if not t.requires_grad:
             raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
         roots.append((edge_of(t), g))
+    if (inputs is None and accumulate and not create_graph and not state.anomaly
+            and _fused.try_run(roots, retain_graph)):
+        return None
     root_nodes = [e[0] for e, _ in roots]
     deps, seen = _collect(root_nodes)
     # capture points for inputs
@@ -499,3 +503,6 @@ def _check_nan(node, out):
     for i, g in enumerate(out):
         if g is not None and bool(jnp.isnan(g._value()).any()):
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+
+
+from . import fused as _fused  # noqa: E402  (imports this module)

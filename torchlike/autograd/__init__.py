@@ -49,6 +49,17 @@ def _make_grads(outputs, grads):
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None):
+    if (grad_tensors is None and grad_variables is None and inputs is None and not create_graph
+            and type(tensors) is dispatch.Tensor):
+        # the training-loop case, loss.backward(): skip the general argument handling
+        t = tensors
+        if t.requires_grad:
+            v = t._value()
+            if v.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if v.dtype.kind == 'f':
+                _engine.run_backward((t,), (_ones(t),), bool(retain_graph), False)
+                return
     tensors = _tensors(tensors)
     if grad_tensors is None:
         grad_tensors = grad_variables
