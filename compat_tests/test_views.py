@@ -1,6 +1,10 @@
 """Views and in-place ops against real torch: writes through views reach the base and every other view,
 version counters, and gradients through in-place writes (CopySlices)."""
+import numpy as np
 import pytest
+import torch
+
+import torchlike
 
 from conftest import check
 
@@ -131,4 +135,114 @@ def test_detach_is_a_view_of_values():
         d = x.detach()
         d.mul_(5)
         return x, x._version, d._version
+    check(f)
+
+
+# ---- in-place view ops (t_, transpose_, squeeze_, unsqueeze_, as_strided_) ----------------------
+
+def test_inplace_view_ops_shapes_names_versions():
+    def f(T):
+        out = []
+        for c in ('t_', 'squeeze_', 'unsqueeze_', 'transpose_', 'swapdims_', 'swapaxes_', 'as_strided_'):
+            x = T.ones(2, 1, 3, requires_grad=True).clone() if c != 't_' else T.ones(2, 3, requires_grad=True).clone()
+            args = {'t_': (), 'squeeze_': (), 'unsqueeze_': (0,), 'transpose_': (0, 1), 'swapdims_': (0, 2),
+                    'swapaxes_': (1, 2), 'as_strided_': ((2,), (1,))}[c]
+            r = getattr(x, c)(*args)
+            out += [r is x, tuple(x.shape), x.grad_fn.name(), x._version]
+        y = T.zeros(2, 1, 3)
+        y.squeeze_(1)
+        z = T.zeros(2, 1, 3)
+        z.squeeze_((1,))
+        return out + [tuple(y.shape), tuple(z.shape)]
+    check(f)
+
+
+def test_inplace_view_op_on_a_view_writes_through_and_differentiates():
+    def f(T):
+        a = T.arange(6.).reshape(2, 3).requires_grad_()
+        d = a * 2
+        e = d[0]
+        e.unsqueeze_(0)
+        e.mul_(3)
+        (e * T.arange(3.)).sum().backward()
+        return d, e, a.grad
+    check(f)
+
+
+def test_inplace_view_op_on_leaf_requiring_grad_raises():
+    check(lambda T: T.ones(2, 3, requires_grad=True).t_())
+
+
+# ---- *_scatter ops ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('case', [
+    lambda T, x: T.select_scatter(x, T.arange(4.) * 10, 0, 1),
+    lambda T, x: x.select_scatter(T.tensor([7., 8., 9.]), 1, -1),
+    lambda T, x: T.slice_scatter(x, T.zeros(3, 2), 1, 1, 4, 2),
+    lambda T, x: x.slice_scatter(T.zeros(1, 4, dtype=T.int64), start=2),
+    lambda T, x: T.diagonal_scatter(x, T.arange(3.) + 100),
+    lambda T, x: x.diagonal_scatter(T.arange(2.), 1, 1, 0),
+    lambda T, x: T.select_scatter(x, T.zeros(3), 0, 0),          # wrong src size -> RuntimeError
+    lambda T, x: T.select_scatter(x, T.zeros(4), 0, 5),          # index out of range -> IndexError
+])
+def test_view_scatter_values_and_grads(case):
+    def f(T):
+        x = T.arange(12.).reshape(3, 4).requires_grad_()
+        out = case(T, x)
+        (out * T.arange(12.).reshape(3, 4)).sum().backward()
+        return out, x.grad
+    check(f)
+
+
+def test_as_strided_scatter():
+    # torch 2.13's backward of as_strided_scatter w.r.t. ``input`` is wrong (it does not zero the written
+    # positions), so the gradient is checked against its definition, built from torch's forward.
+    def f(T):
+        x = T.arange(12.).reshape(3, 4).requires_grad_()
+        out = T.as_strided_scatter(x, T.arange(4.).reshape(2, 2), (2, 2), (4, 1), 1)
+        return out.detach()
+    check(f)
+    w = torch.arange(12.).reshape(3, 4)
+    written = torch.as_strided_scatter(torch.zeros(3, 4), torch.ones(2, 2), (2, 2), (4, 1), 1)
+    x = torchlike.arange(12.).reshape(3, 4).requires_grad_()
+    (torchlike.as_strided_scatter(x, torchlike.zeros(2, 2), (2, 2), (4, 1), 1) * torchlike.tensor(w.numpy())).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), (w * (1 - written)).numpy())
+
+
+def test_view_scatter_src_grad():
+    def f(T):
+        x = T.ones(3, 4)
+        s = T.arange(3.).requires_grad_()
+        (T.diagonal_scatter(x, s) * T.arange(12.).reshape(3, 4)).sum().backward()
+        return s.grad
+    check(f)
+
+
+# ---- Tensor.view(dtype) -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('case', [
+    lambda T: T.arange(6.).view(T.int32),
+    lambda T: T.arange(6.).view(T.uint8),
+    lambda T: T.arange(6.).view(T.float64),
+    lambda T: T.arange(6.).view(T.complex64),
+    lambda T: T.arange(6.).view(T.bool),
+    lambda T: T.tensor([1, 2, 0], dtype=T.uint8).view(T.bool),
+    lambda T: T.arange(8, dtype=T.uint8).view(T.int16),
+    lambda T: T.tensor([1 + 2j, 3 - 4j]).view(T.float32),
+    lambda T: T.arange(6, dtype=T.uint8).view(T.float32),     # size not divisible -> RuntimeError
+    lambda T: T.tensor(1.).view(T.uint8),                      # 0-dim, different sizes -> RuntimeError
+])
+def test_view_dtype(case):
+    check(case)
+
+
+def test_view_dtype_writes_reach_the_base():
+    def f(T):
+        x = T.arange(4.)
+        v = x.view(T.int32)
+        v[1] = 1065353216            # the bits of 1.0f
+        u = x.view(T.uint8)
+        u[:4] = 0                    # the first float's bytes
+        x.view(T.int32)[3:].add_(1)  # through a slice of the dtype view
+        return x, v, u
     check(f)

@@ -13,6 +13,11 @@ class device:
             self.type, self.index = type.type, type.index
             return
         if isinstance(type, int) and index is None:
+            # a bare index names the current accelerator, as in torch
+            if type < 0:
+                raise RuntimeError("Device index must not be negative")
+            if not gpus_known():
+                raise RuntimeError("Cannot access accelerator device when none is available.")
             self.type, self.index = 'cuda', type
             return
         if not isinstance(type, str):

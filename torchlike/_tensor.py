@@ -8,6 +8,7 @@ user-facing API. Only the sync points call ``_materialize()`` (DESIGN invariant 
 import numpy as np
 
 from . import _dtype as D
+from . import _layout
 from ._device import as_device, from_jax, jax_device, CPU
 from ._engine import dispatch, autograd, views
 from ._engine.state import state
@@ -26,7 +27,7 @@ class Tensor:
     is_quantized = False
     is_meta = False
     is_nested = False
-    layout = 'torch.strided'
+    layout = _layout.strided
     __array_priority__ = 1000
 
     def __new__(cls, *args, **kwargs):
@@ -203,12 +204,18 @@ class Tensor:
         return view_storage_offset(self)
 
     def is_contiguous(self, memory_format=None):
+        if memory_format is not None and memory_format is not _layout.contiguous_format:
+            return _layout.is_contiguous_as(tuple(self.shape), self.stride(), memory_format)
         if self._base is None:
             return True
         from ._ops.shape import view_is_contiguous
         return view_is_contiguous(self)
 
     def contiguous(self, memory_format=None):
+        if memory_format is not None:
+            if memory_format is _layout.preserve_format:
+                raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+            _layout.check_memory_format(memory_format, 'contiguous')
         return self if self.is_contiguous() else self.clone()
 
     def is_floating_point(self):
@@ -469,10 +476,13 @@ class Tensor:
         return core.to(self, *args, **kwargs)
 
     def cpu(self, memory_format=None):
+        _layout.check_memory_format(memory_format, 'cpu')
         return self.to('cpu')
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
-        return self.to('cuda' if device is None else device if not isinstance(device, int) else f'cuda:{device}')
+        _layout.check_memory_format(memory_format, 'cuda')
+        from ._device import device as _dev
+        return self.to('cuda' if device is None else _dev(device))
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         from ._ops import core
@@ -504,6 +514,10 @@ class Tensor:
         return False
 
     def pin_memory(self, device=None):
+        # page-locked host memory is a transfer optimisation JAX's runtime manages itself
+        from ._device import gpus_known
+        if not gpus_known():
+            raise RuntimeError("Cannot access accelerator device when none is available.")
         return self
 
     def is_pinned(self, device=None):
@@ -617,4 +631,12 @@ def install_methods():
         if f is None:
             continue
         setattr(Tensor, f'__{dunder}__', (lambda f: lambda self: f(self))(f))
+    _bitwise_not = torch_ns['bitwise_not']
+
+    def __invert__(self):
+        # the operator (unlike torch.bitwise_not) raises TypeError for floating tensors, as torch does
+        if self.dtype.is_floating_point or self.dtype.is_complex:
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+        return _bitwise_not(self)
+    Tensor.__invert__ = __invert__
     Tensor.__hash__ = lambda self: id(self)

@@ -34,6 +34,7 @@ def mark(o, key, inp, outs):
     multi = len(outs) > 1 or o.ret is not None
     detached = o.name in DETACHING or inp.__dict__.get('_detached_view', False)
     sticky = [k for k in STICKY if inp.__dict__.get(k, False)]
+    root.__dict__['_has_views'] = True      # in-place view ops (t_, squeeze_, ...) must not reshape this root
     for i, out in enumerate(outs):
         out._base = root
         out._view = chain + ((o, key, i if multi else None),)
@@ -65,6 +66,15 @@ def replay(root_value, chain):
 
 
 def _write(base, new, chain):
+    # A dtype view (Tensor.view(dtype)) in the chain is not index-only: write into the bitcast array, then
+    # bitcast the result back and write that through the rest of the chain.
+    for k in range(len(chain) - 1, -1, -1):
+        if chain[k][0].name == '_view_dtype':
+            from .._ops.view_dtype import bitcast
+            prefix = chain[:k]
+            v = _apply_chain(base, prefix)
+            w = _write(_apply_chain(v, chain[k:k + 1]), new, chain[k + 1:])
+            return _write(base, bitcast(w, v.dtype), prefix)
     n = 1
     for s in base.shape:
         n *= s

@@ -1,4 +1,5 @@
 """Core ops: dtype conversion, device moves, detach, clone, and the `to`/`type` front ends."""
+from .._layout import check_memory_format
 from .. import _dtype as D
 from .._device import as_device, jax_device, device as _device_cls
 from .._engine.registry import op, method
@@ -32,6 +33,7 @@ def detach(input):
 
 @op('clone', static=('memory_format',), node='CloneBackward0', saves=())
 def clone(input, *, memory_format=None):
+    check_memory_format(memory_format, 'clone')
     return jnp.array(input, copy=True)
 
 
@@ -39,8 +41,8 @@ def _parse_to(args, kwargs):
     dtype = kwargs.pop('dtype', None)
     device = kwargs.pop('device', None)
     copy = kwargs.pop('copy', False)
-    kwargs.pop('non_blocking', None)
-    kwargs.pop('memory_format', None)
+    kwargs.pop('non_blocking', None)    # transfers are asynchronous in JAX anyway
+    check_memory_format(kwargs.pop('memory_format', None), 'to')
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments: unexpected {list(kwargs)}")
     from .._tensor import Tensor
@@ -57,7 +59,7 @@ def _parse_to(args, kwargs):
             continue
         else:
             raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
-    return dtype, (None if device is None else as_device(device if not isinstance(device, int) else f'cuda:{device}')), copy
+    return dtype, (None if device is None else as_device(device)), copy
 
 
 def to(self, *args, **kwargs):
@@ -99,6 +101,7 @@ def type_(self, dtype=None):
 
 def _make_cast(name, dt):
     def f(self, memory_format=None):
+        check_memory_format(memory_format, name)
         return self if self.dtype is dt else to_dtype_op(self, dt)
     f.__name__ = name
     method(name)(f)

@@ -10,6 +10,7 @@ import numbers
 
 import numpy as np
 
+from .._layout import check_layout, check_memory_format
 from .. import _dtype as D
 from .._device import as_device, jax_device
 from .._engine.registry import op, public
@@ -135,6 +136,7 @@ def _default_for(value):
 @public('zeros')
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
+    _check_fmt('zeros', layout, memory_format)
     t = _fill(_size(size), 0, dtype or D.state.default_dtype, device, requires_grad)
     return _out(t, out)
 
@@ -142,6 +144,7 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
 @public('ones')
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
          memory_format=None):
+    _check_fmt('ones', layout, memory_format)
     return _out(_fill(_size(size), 1, dtype or D.state.default_dtype, device, requires_grad), out)
 
 
@@ -149,15 +152,22 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     # Uninitialised memory in torch; zeros here (any value is a valid 'empty' content).
+    _check_fmt('empty', layout, memory_format)
     return _out(_fill(_size(size), 0, dtype or D.state.default_dtype, device, requires_grad), out)
 
 
 @public('full')
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
+    _check_fmt('full', layout, None)
     if hasattr(fill_value, '_materialize'):
         fill_value = fill_value.item()
     return _out(_fill(_size((size,)), fill_value, dtype or _default_for(fill_value), device, requires_grad), out)
+
+
+def _check_fmt(api, layout, memory_format):
+    check_layout(layout, api)
+    check_memory_format(memory_format, api)
 
 
 def _out(t, out):
@@ -169,6 +179,7 @@ def _out(t, out):
 
 def _like(name, value):
     def f(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+        _check_fmt(name, layout, memory_format)
         return _fill(tuple(input.shape), value, dtype or input.dtype, device or None, requires_grad)
     f.__name__ = name
     public(name)(f)
@@ -182,6 +193,7 @@ empty_like = _like('empty_like', 0)
 
 @public('full_like')
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    _check_fmt('full_like', layout, memory_format)
     return _fill(tuple(input.shape), fill_value, dtype or input.dtype, device, requires_grad)
 
 
@@ -194,7 +206,9 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
 def _arange(*, start, end, step, n, dtype):
     # start + i*step computed in float64/int64 then cast, as torch's kernel does
     if dtype.is_floating_point or dtype.is_complex or any(isinstance(v, float) for v in (start, step)):
-        return (start + jnp.arange(n, dtype=jnp.float64) * step).astype(dtype.np)
+        i = jnp.arange(n, dtype=jnp.float64)
+        # element 0 is ``start`` itself: XLA folds ``0.0 + i*step`` to ``i*step``, which is -0.0 for step < 0
+        return jnp.where(i == 0, start, start + i * step).astype(dtype.np)
     return (start + jnp.arange(n, dtype=jnp.int64) * step).astype(dtype.np)
 
 
@@ -214,6 +228,11 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     if dtype is None:
         dtype = D.state.default_dtype if any(isinstance(v, float) for v in (start, end, step)) else D.int64
+    elif not (dtype.is_floating_point or dtype.is_complex):
+        # torch casts start, end and step to the integral dtype first (arange(0, 5, 1.5, dtype=long) steps by 1)
+        start, end, step = int(start), int(end), int(step)
+        if step == 0:
+            raise ValueError("step must be nonzero")
     n = max(0, math.ceil((end - start) / step))
     t = dispatch.apply(_arange, (), (start, end, step, n, dtype))
     if device is not None:

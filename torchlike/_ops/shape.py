@@ -173,8 +173,8 @@ def view(self, *shape, size=None):
     if len(shape) == 1 and isinstance(shape[0], D.dtype):
         if shape[0] is self.dtype:
             return _view_to(self, self.shape)
-        raise NotImplementedError("Tensor.view(dtype): reinterpreting the bits of a tensor as another dtype is not "
-                                  "supported by torchlike")
+        from .view_dtype import view_dtype
+        return dispatch.apply(view_dtype, (self,), (shape[0],))
     s = _varargs_ints(shape, size, 'view', 'size')
     return _view_checked(self, _infer_size(s, self.numel()))
 
