@@ -9,6 +9,8 @@ from ._dtype import (dtype, bool, uint8, int8, int16, int32, int64, float16, bfl
                      complex64, complex128, uint16, uint32, uint64, finfo, iinfo, promote_types, can_cast,
                      get_default_dtype, set_default_dtype)
 from ._device import device
+from ._layout import (layout, memory_format, strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr,  # noqa: F401
+                      sparse_bsc, jagged, contiguous_format, preserve_format, channels_last, channels_last_3d)
 from ._tensor import Tensor, Size
 from ._engine import registry as _registry
 from . import _ops
