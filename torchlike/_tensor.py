@@ -350,8 +350,7 @@ class Tensor:
         return autograd._Handle(lst, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _autograd_api().backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
         from ._ops import core
@@ -573,6 +572,11 @@ class Size(tuple):
 
 
 dispatch.Tensor = Tensor
+
+
+def _autograd_api():
+    from . import autograd as api      # torchlike.autograd imports this module
+    return api
 autograd_record = autograd.record
 dispatch._record = autograd.record
 

@@ -53,7 +53,8 @@ class Node:
         if self.out_vcs:
             for i, vc, v in self.out_vcs:
                 if vc[0] != v:
-                    shape, dt = self.out_meta[i]
+                    a = self.out_meta[i]
+                    shape, dt = a.shape, a.dtype
                     raise RuntimeError(
                         "one of the variables needed for gradient computation has been modified by an inplace "
                         f"operation: [{_type_str(dt, shape)}], which is output {i} of {self._name}, is at version "
@@ -226,9 +227,9 @@ def record(op, key, leaves, arrays, outs):
     meta, oidx = [], []
     nd = op.nondiff_outputs
     for i, o in enumerate(outs):
-        v = o._v
-        meta.append((v.shape, v.dtype))
-        if v.dtype.kind in 'fcV' and i not in nd:
+        a = o._v.aval          # out_meta holds avals (shape and dtype of each output)
+        meta.append(a)
+        if a.dtype.kind in 'fcV' and i not in nd:
             oidx.append(i)
             o._grad_fn = node
             o._output_nr = i
@@ -236,7 +237,11 @@ def record(op, key, leaves, arrays, outs):
     node.out_meta = meta
     node.out_idx = tuple(oidx)
     if saves == 'result' or (type(saves) is tuple and 'result' in saves):
-        node.out_vcs = [(i, outs[i]._vc_obj(), outs[i]._vc_obj()[0]) for i in oidx]
+        vcs = []
+        for i in oidx:
+            vc = outs[i]._vc_obj()
+            vcs.append((i, vc, vc[0]))
+        node.out_vcs = vcs
     node._slots = tuple(didx)
     if op.jit:     # this node's part of a fused backward's structure key (see fused.py)
         node._fk = (op, key, node.diff_idx, node.out_idx, len(arrays), tuple(meta))
@@ -254,8 +259,8 @@ def _node_apply(node, grads, create_graph):
     for i in node.out_idx:
         g = grads[i] if i < len(grads) else None
         if g is None:
-            shape, dt = node.out_meta[i]
-            g = dispatch.wrap(jnp.zeros(shape, dt))
+            a = node.out_meta[i]
+            g = dispatch.wrap(jnp.zeros(a.shape, a.dtype))
         cots.append(g)
     bop = backward_op(node.op)
     T = dispatch.Tensor

@@ -32,21 +32,18 @@ def _plain(node):
 
 
 def try_run(roots, retain_graph):
-    """Run the backward of ``roots`` ([((node, nr), grad Tensor)]) fused if the graph is plain and hot.
-    Returns False (having done nothing) when the node-by-node engine must run instead."""
+    """Run the backward of ``roots`` ([((node, nr), grad Tensor or None)]; None is the implicit ones
+    gradient of a scalar) fused if the graph is plain and hot. Returns False (having done nothing) when
+    the node-by-node engine must run instead."""
     Node, Acc = _ag.Node, _ag.AccumulateGrad
     ops, sinks = [], []
-    seen = set()
-    stack = []
-    for (n, _), _g in roots:
-        if n not in seen:
-            seen.add(n)
-            stack.append(n)
+    stack = [n for (n, _), _g in roots]
+    seen = set(stack)
     while stack:
         n = stack.pop()
         t = type(n)
         if t is Node:
-            if n._released or n._fk is None or n._pre_hooks is not None or n._hooks is not None \
+            if n._fk is None or n._released or n._pre_hooks is not None or n._hooks is not None \
                     or n._tensor_pre_hooks is not None or n._retain_hooks is not None:
                 return False
             ops.append(n)
@@ -63,18 +60,32 @@ def try_run(roots, retain_graph):
                 stack.append(nxt)
     # A node is created after the nodes of its inputs, so decreasing creation order is topological.
     if len(ops) > 1:
-        ops.sort(key=_neg_seq)
+        ops.sort(key=_seq_of, reverse=True)
     where = {}
-    for i, n in enumerate(ops):
+    i = 0
+    for n in ops:
         where[n] = i
-    for i, n in enumerate(sinks):
-        where[n] = -1 - i
-    flat = [g._value() for _, g in roots]
-    rkey = tuple((where[n], nr) for (n, nr), _ in roots)
+        i += 1
+    i = -1
+    for n in sinks:
+        where[n] = i
+        i -= 1
+    flat = []
+    rkey = []
+    for (n, nr), g in roots:
+        if g is None:
+            rkey.append((where[n], nr, None))
+        else:
+            rkey.append((where[n], nr, 0))
+            flat.append(g._value())
     nkey = []
     for n in ops:
         nf = n.next_functions
-        nkey.append((n._fk, tuple(None if nf[s][0] is None else (where[nf[s][0]], nf[s][1]) for s in n._slots)))
+        edges = []
+        for s in n._slots:
+            nxt, nr = nf[s]
+            edges.append(None if nxt is None else (where[nxt], nr))
+        nkey.append((n._fk, tuple(edges)))
         flat.extend(n.arrays)
     skey = []
     for s in sinks:
@@ -85,7 +96,7 @@ def try_run(roots, retain_graph):
         else:
             skey.append((v._v.shape, True))
             flat.append(old._value())
-    key = (rkey, tuple(nkey), tuple(skey))
+    key = (tuple(rkey), tuple(nkey), tuple(skey))
     prog = _progs.get(key)
     if prog is None:
         c = _counts.get(key, 0) + 1
@@ -99,26 +110,34 @@ def try_run(roots, retain_graph):
             del _progs[next(iter(_progs))]
         prog = _progs[key] = jax.jit(_program(key))
     for n in ops:
-        if n.versions or n.out_vcs:
-            n._check_versions()
+        if n.versions is not None:
+            for _, t, vc, v in n.versions:
+                if vc[0] != v:
+                    n._check_versions()      # raises torch's message
+        if n.out_vcs is not None:
+            for _, vc, v in n.out_vcs:
+                if vc[0] != v:
+                    n._check_versions()
     new = prog(*flat)
     stats['runs'] += 1
+    wrap = dispatch.wrap
     for s, g in zip(sinks, new):
-        if g is None:
-            continue
-        v = s.variable
-        if v._grad is None:
-            v._grad = dispatch.wrap(g)
-        else:
-            v._grad._set_value_inplace(g)
+        if g is not None:
+            v = s.variable
+            if v._grad is None:
+                v._grad = wrap(g)
+            else:
+                v._grad._set_value_inplace(g)
     if not retain_graph:
         for n in ops:
-            n.release()
+            if n.op.saves:
+                n._released = True
+                n.arrays = n.tensors = None
     return True
 
 
-def _neg_seq(n):
-    return -n._seq
+def _seq_of(n):
+    return n._seq
 
 
 def _program(key):
@@ -136,14 +155,18 @@ def _program(key):
             else:
                 b = bufs[dest]
                 b[nr] = g if nr not in b else b[nr] + g
-        for dest, nr in rkey:
-            send(dest, nr, flat[pos])
-            pos += 1
+        for dest, nr, given in rkey:
+            if given is None:        # the implicit gradient of a scalar root: ones of the root's shape
+                a = nkey[dest][0][5][nr]
+                send(dest, nr, jnp.ones(a.shape, a.dtype))
+            else:
+                send(dest, nr, flat[pos])
+                pos += 1
         for i, ((op, k, diff_idx, out_idx, narr, out_meta), edges) in enumerate(nkey):
             arrays = flat[pos:pos + narr]
             pos += narr
             b = bufs[i]
-            cots = [b[j] if j in b else jnp.zeros(*out_meta[j]) for j in out_idx]
+            cots = [b[j] if j in b else jnp.zeros(out_meta[j].shape, out_meta[j].dtype) for j in out_idx]
             res = _ag._vjp_body(op)(*arrays, *cots, key=k, diff_idx=diff_idx, out_idx=out_idx)
             for e, g in zip(edges, res):
                 if e is not None:

@@ -1,6 +1,7 @@
 """torch.autograd: backward, grad, grad modes, Function, Variable, functional."""
 from .._engine import autograd as _engine
 from .._engine import dispatch
+from .._engine import fused as _fused
 from .._engine.state import state
 from .grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
 
@@ -58,6 +59,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             if v.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if v.dtype.kind == 'f':
+                node = t._grad_fn
+                if node is not None and not _engine.state.anomaly and _fused.try_run(
+                        [((node, t._output_nr), None)], bool(retain_graph)):
+                    return
                 _engine.run_backward((t,), (_ones(t),), bool(retain_graph), False)
                 return
     tensors = _tensors(tensors)
