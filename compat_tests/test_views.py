@@ -246,3 +246,45 @@ def test_view_dtype_writes_reach_the_base():
         x.view(T.int32)[3:].add_(1)  # through a slice of the dtype view
         return x, v, u
     check(f)
+
+
+# ---- reinterpreting views: .real / .imag / view_as_real / view_as_complex ------------------------------
+
+def test_real_imag_are_views_that_write_through():
+    def f(T):
+        x = T.tensor([1 + 2j, 3 - 4j, 5 + 6j])
+        r, i = x.real, x.imag
+        r.mul_(10)
+        i[1] = 100
+        v = T.view_as_real(x)
+        v[0, 1] = -7
+        return x, r, i, v, r.stride(), i.stride(), i.storage_offset(), v.stride(), x.view(T.float32).stride()
+    check(f)
+
+
+def test_view_as_complex_writes_through():
+    def f(T):
+        y = T.arange(6.).reshape(3, 2)
+        c = T.view_as_complex(y)
+        c.mul_(2j)
+        return y, c, c.stride()
+    check(f)
+
+
+def test_write_through_real_part_differentiates():
+    def f(T):
+        x = T.tensor([1 + 2j, 3 - 4j], requires_grad=True)
+        y = x * 2
+        y.real.mul_(3)
+        (y.abs() ** 2).sum().backward()
+        return y, x.grad
+    check(f)
+
+
+def test_dtype_view_geometry():
+    def f(T):
+        x = T.arange(8.).reshape(2, 4)
+        return (x.t().contiguous().view(T.int16).stride(), x[:, 2:].view(T.float32).stride(),
+                x.view(T.uint8)[1, 4:].stride(), x.view(T.uint8)[1, 4:].storage_offset(),
+                x.view(T.float64).stride(), x[1].view(T.float64).storage_offset())
+    check(f)

@@ -46,6 +46,23 @@ def mark(o, key, inp, outs):
             out.__dict__[k] = True
 
 
+def byte_offsets(root_shape, root_dtype, chain):
+    """Byte offset in the root's storage of every element of the view, and the view's numpy dtype."""
+    import numpy as np
+    dt = np.dtype(root_dtype)
+    n = 1
+    for s in root_shape:
+        n *= s
+    p = lax.iota(jnp.int64, n).reshape(root_shape) * dt.itemsize
+    for step in chain:
+        r = REINTERPRET.get(step[0].name)
+        if r is not None:
+            p, dt = r[1](p, dt, step[1])
+        else:
+            p = _apply_chain(p, (step,))
+    return p, dt
+
+
 def _apply_chain(v, chain):
     for o, key, i in chain:
         v = dispatch.forward_fn(o, *key)(v)
@@ -65,16 +82,26 @@ def replay(root_value, chain):
     return f(root_value)
 
 
+# Reinterpreting view steps (view(dtype), view_as_real/view_as_complex, .real/.imag) are not index-only: the
+# same bytes read as another dtype. Each registers how to undo itself on a write and how it moves byte offsets
+# (for strides): name -> (inverse(new_w, old_v) -> new_v, offsets(P, dtype, key) -> (P', new numpy dtype)).
+REINTERPRET = {}
+
+
+def reinterpreting(name, inverse, offsets):
+    REINTERPRET[name] = (inverse, offsets)
+
+
 def _write(base, new, chain):
-    # A dtype view (Tensor.view(dtype)) in the chain is not index-only: write into the bitcast array, then
-    # bitcast the result back and write that through the rest of the chain.
+    # With a reinterpreting step in the chain: write into its output, undo the step, and write that result
+    # through the rest of the chain.
     for k in range(len(chain) - 1, -1, -1):
-        if chain[k][0].name == '_view_dtype':
-            from .._ops.view_dtype import bitcast
+        r = REINTERPRET.get(chain[k][0].name)
+        if r is not None:
             prefix = chain[:k]
             v = _apply_chain(base, prefix)
             w = _write(_apply_chain(v, chain[k:k + 1]), new, chain[k + 1:])
-            return _write(base, bitcast(w, v.dtype), prefix)
+            return _write(base, r[0](w, v), prefix)
     n = 1
     for s in base.shape:
         n *= s

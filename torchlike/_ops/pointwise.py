@@ -827,19 +827,19 @@ def conj_physical_(self):
     return dispatch.apply_inplace(_conj_physical, (self,))
 
 
-@op('_real', node='RealBackward0', saves=(), function=False, method=False)
+@op('_real', view=True, node='RealBackward0', saves=(), function=False, method=False)
 def _real(input):
     return jnp.real(input)
 
 
-@op('_imag', node='ImagBackward0', saves=(), function=False, method=False)
+@op('_imag', view=True, node='ImagBackward0', saves=(), function=False, method=False)
 def _imag(input):
     return jnp.imag(input)
 
 
 @public('real')
 def real(input):
-    """torch.real: a real tensor is returned itself; the real part of a complex one (a copy here)."""
+    """torch.real: a real tensor is returned itself; the real part of a complex one is a view of it."""
     if not isinstance(input, Tensor):
         _bad_arg('real', 'input', 1, input)
     return input if not input.dtype.is_complex else dispatch.apply(_real, (input,))

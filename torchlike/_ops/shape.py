@@ -18,7 +18,7 @@ import warnings
 
 from .. import _dtype as D
 from .._engine.registry import op, public, method
-from .._engine import dispatch
+from .._engine import dispatch, views
 from .._engine.jaxrt import jnp, lax
 from .._tensor import Tensor, Size
 from ._util import wrap_dim, wrap_dims
@@ -888,17 +888,19 @@ def _contiguous_strides(shape):
     return tuple(reversed(out))
 
 
-def _probe(root_shape, chain, points):
+def _probe(root_shape, root_dtype, chain, points):
+    """Storage positions, in elements of the view's dtype, of the view's elements at ``points``."""
     import numpy as np
-    from .._engine import views
     from .._engine.jaxrt import jax
-    n = math.prod(root_shape)
     pts = np.asarray(points, np.int64).reshape(len(points), -1)
+    out = {}
 
     def f():
-        v = views._apply_chain(lax.iota(jnp.int64, n).reshape(root_shape), chain)
-        return v[tuple(pts.T)] if pts.shape[1] else v.reshape(1)
-    return [int(q) for q in np.asarray(jax.jit(f)())]
+        p, dt = views.byte_offsets(root_shape, root_dtype, chain)
+        out['itemsize'] = dt.itemsize
+        return p[tuple(pts.T)] if pts.shape[1] else p.reshape(1)
+    b = np.asarray(jax.jit(f)())
+    return [int(q) // out['itemsize'] for q in b]
 
 
 def view_geometry(t):
@@ -906,7 +908,7 @@ def view_geometry(t):
     shape = tuple(t.shape)
     if t._base is None:
         return _contiguous_strides(shape), 0
-    key = (t._view, tuple(t._base.shape))
+    key = (t._view, tuple(t._base.shape), t._base._value().dtype)
     g = _GEOM_CACHE.get(key)
     if g is None:
         g = _compute_geometry(t._base, t._view, shape)
@@ -925,7 +927,7 @@ def _compute_geometry(root, chain, shape):
         if shape[k] > 1:
             points.append((0,) * k + (1,) + (0,) * (nd - k - 1))
     points.append(tuple(s - 1 for s in shape))
-    pos = _probe(tuple(root.shape), chain, points)
+    pos = _probe(tuple(root.shape), root._value().dtype, chain, points)
     off = pos[0]
     strides = [0] * nd
     j, nxt = 1, 1
@@ -1060,16 +1062,16 @@ def has_internal_overlap(t):
     return strides is not None and any(st == 0 and n > 1 for st, n in zip(strides, t.shape))
 
 
-# ---- complex <-> real pairs (copies here: the reinterpretation is not index-only) -----------
+# ---- complex <-> real pairs: reinterpreting views (views.REINTERPRET) ------------------------
 
-@op('view_as_real', saves=(), method=False, out=False)
+@op('view_as_real', view=True, saves=(), method=False, out=False)
 def view_as_real(input):
     if not jnp.iscomplexobj(input):
         raise RuntimeError("view_as_real is only supported for complex tensors")
     return jnp.stack([jnp.real(input), jnp.imag(input)], axis=-1)
 
 
-@op('view_as_complex', saves=(), method=False, out=False)
+@op('view_as_complex', view=True, saves=(), method=False, out=False)
 def view_as_complex(input):
     dt = D.from_np(input.dtype)
     if dt not in (D.float32, D.float64, D.float16):
@@ -1082,6 +1084,29 @@ def view_as_complex(input):
     if input.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     return lax.complex(input[..., 0], input[..., 1])
+
+
+def _real_dtype(dt):
+    import numpy as np
+    return np.dtype(f'f{np.dtype(dt).itemsize // 2}')
+
+
+def _as_real_offsets(p, dt, key):
+    return jnp.stack([p, p + dt.itemsize // 2], axis=-1), _real_dtype(dt)
+
+
+def _as_complex_offsets(p, dt, key):
+    import numpy as np
+    return p[..., 0], np.dtype(f'c{dt.itemsize * 2}')
+
+
+views.reinterpreting('view_as_real', lambda w, v: lax.complex(w[..., 0], w[..., 1]).astype(v.dtype), _as_real_offsets)
+views.reinterpreting('view_as_complex', lambda w, v: jnp.stack([jnp.real(w), jnp.imag(w)], -1).astype(v.dtype),
+                     _as_complex_offsets)
+views.reinterpreting('_real', lambda w, v: lax.complex(w.astype(jnp.real(v).dtype), jnp.imag(v)),
+                     lambda p, dt, key: (p, _real_dtype(dt)))
+views.reinterpreting('_imag', lambda w, v: lax.complex(jnp.real(v), w.astype(jnp.imag(v).dtype)),
+                     lambda p, dt, key: (p + dt.itemsize // 2, _real_dtype(dt)))
 
 
 # ---- concatenation ----------------------------------------------------------------------------

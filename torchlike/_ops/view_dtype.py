@@ -1,13 +1,13 @@
 """``Tensor.view(dtype)``: the same bytes read as another dtype.
 
-A view op like any other (writes through it reach the base: views.py inverts the bitcast when it
-scatters a write back, see ``_write``). When the element sizes differ the last dimension
+A reinterpreting view op (views.REINTERPRET): writes through it reach the base, the bitcast undone. When the element sizes differ the last dimension
 absorbs the ratio, as in torch. Not differentiable (torch's result has no grad_fn either).
 """
 import numpy as np
 
 from .. import _dtype as D
 from .._engine.registry import op
+from .._engine import views
 from .._engine.jaxrt import jnp, lax
 from .pointwise import tname
 
@@ -47,3 +47,17 @@ def view_dtype(input, *, dtype):
             raise RuntimeError(f"self.size(-1) must be divisible by {dst.itemsize // src.itemsize} to view "
                                f"{tname(src)} as {tname(dst)} (different element sizes), but got {input.shape[-1]}")
     return bitcast(input, dst.np)
+
+
+def _offsets(p, dt, key):
+    dst = np.dtype(key[0][0].np)
+    a, b = dt.itemsize, dst.itemsize
+    if a > b:          # each element splits into a // b smaller ones
+        k = a // b
+        p = (p[..., None] + jnp.arange(k, dtype=jnp.int64) * b).reshape(*p.shape[:-1], p.shape[-1] * k)
+    elif a < b:        # groups of b // a elements merge; the group starts at its first element
+        p = p[..., ::b // a]
+    return p, dst
+
+
+views.reinterpreting('_view_dtype', lambda w, v: bitcast(w, v.dtype), _offsets)
