@@ -25,7 +25,12 @@ class Node:
     """An autograd graph node (``tensor.grad_fn``)."""
     __slots__ = ('op', 'key', 'tensors', 'arrays', 'versions', 'diff_idx', 'out_idx', 'out_meta',
                  'next_functions', '_seq', '_released', '_pre_hooks', '_hooks', '_tensor_pre_hooks',
-                 '_retain_hooks', 'metadata', 'out_vcs', '_name', '_slots', '_fk', '__weakref__', '__dict__')
+                 '_retain_hooks', 'out_vcs', '_name', '_slots', '_fk', '__weakref__', '__dict__')
+
+    @property
+    def metadata(self):
+        # created on first use: most nodes never have metadata
+        return self.__dict__.setdefault('_metadata', {})
 
     def name(self):
         return self._name
@@ -117,7 +122,6 @@ def _new_node(cls, name):
     n._seq = next(_seq)
     n._released = False
     n._pre_hooks = n._hooks = n._tensor_pre_hooks = n._retain_hooks = None
-    n.metadata = {}
     n.versions = n.out_vcs = n._fk = None
     return n
 
@@ -184,17 +188,14 @@ def record(op, key, leaves, arrays, outs):
             m.extend([d] * (1 if n is None else n))
         diff_mask = m
     nf, didx = [], []
-    for i, (a, d) in enumerate(zip(leaves, diff_mask)):
-        if not d:
-            continue
-        if isinstance(a, T):
-            if a.requires_grad:
+    for a, d in zip(leaves, diff_mask):
+        if d:
+            if isinstance(a, T) and a.requires_grad:
                 didx.append(len(nf))
-                nf.append(edge_of(a))
+                g = a._grad_fn
+                nf.append((g, a._output_nr) if g is not None else (accumulate_node(a), 0))
             else:
                 nf.append((None, 0))
-        else:
-            nf.append((None, 0))
     if not didx:
         return None
     saves = op.saves
@@ -220,8 +221,11 @@ def record(op, key, leaves, arrays, outs):
                     vc = a._vc_obj()
                     versions.append((i, a, vc, vc[0]))
     # diff_idx indexes leaves; next_functions index the differentiable slots
-    leaf_pos = [i for i, d in enumerate(diff_mask) if d]
-    node.diff_idx = tuple(leaf_pos[j] for j in didx)
+    if len(didx) == len(leaves):      # every leaf differentiable and requiring grad
+        node.diff_idx = tuple(range(len(leaves)))
+    else:
+        leaf_pos = [i for i, d in enumerate(diff_mask) if d]
+        node.diff_idx = tuple(leaf_pos[j] for j in didx)
     node.next_functions = tuple(nf)
     node.versions = versions or None
     meta, oidx = [], []
