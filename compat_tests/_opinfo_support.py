@@ -8,8 +8,9 @@ For an OpInfo entry ``op`` (keyed ``name`` or ``name.variant_test_name``) and ea
 ``DTYPES`` = (float32, int64) that the entry supports on CPU, the first ``MAX_SAMPLES`` samples of
 ``op.sample_inputs('cpu', dtype, requires_grad=<dtype is float>)`` (torch seeded with 0, so the set is
 stable) are converted to torchlike (tensors via numpy, keeping requires_grad and aliasing; torch dtypes
--> torchlike dtypes by name; torch.device -> 'cpu'; torch.Size -> tuple; memory formats / layouts
-by name when torchlike has them, otherwise the sample is skipped as unsupported).
+-> torchlike dtypes by name; torch.device -> 'cpu'; torch.Size -> tuple; the strided layout and the
+contiguous/preserve memory formats by name; samples with other layouts or memory formats (channels_last,
+sparse), which torchlike rejects by design, are skipped as unsupported).
 
 * forward: run torch (a sample torch itself cannot run is skipped), run torchlike, compare the outputs
   (type, dtype, shape, values with atol=rtol=1e-4, equal_nan; looser bounds in ``TOLERANCES``; entries
@@ -276,7 +277,9 @@ def convert(x, memo):
     if isinstance(x, (torch.memory_format, torch.layout)):
         n = str(x).split('.')[-1]
         r = getattr(torchlike, n, None)
-        if r is None:
+        # torchlike tensors are dense and contiguous (torchlike/_layout.py): samples asking for another
+        # layout or memory format test what torchlike deliberately rejects; they are skipped, not passed
+        if r is None or n not in ('strided', 'contiguous_format', 'preserve_format'):
             raise Skip(f'unsupported {type(x).__name__} {x}')
         return r
     if isinstance(x, torch.Generator):

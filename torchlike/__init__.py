@@ -27,5 +27,10 @@ from . import autograd  # noqa: E402,F401
 from . import _api  # noqa: E402,F401  (torch-level functions that are not ops: grad mode, seeds, ...)
 from ._api import *  # noqa: E402,F401,F403
 from . import cuda, random  # noqa: E402,F401
+from . import serialization  # noqa: E402,F401
+from .serialization import save, load  # noqa: E402,F401
+from . import nn  # noqa: E402,F401
+from . import optim  # noqa: E402,F401
+from . import func  # noqa: E402,F401
 
 __version__ = '2.13.0'

@@ -16,7 +16,7 @@ import itertools
 from .jaxrt import jax, jnp
 from .state import state
 from . import dispatch
-from .registry import Op
+from .registry import Op, _camel as _camel_name
 
 _seq = itertools.count()
 
@@ -318,8 +318,11 @@ def backward_op(fwd_op):
     b = fwd_op.bwd_cache.get('op')
     if b is None:
         body = _vjp_body(fwd_op)
+        name = fwd_op.node_name
+        if type(name) is not str:         # overload-dependent forward names: name the backward after the op
+            name = _camel_name(fwd_op.name) + 'Backward0'
         b = Op(fwd_op.name + '_backward', _varargs(body), static=('key', 'diff_idx', 'out_idx'),
-               saves='inputs', node=fwd_op.node_name.replace('Backward0', 'BackwardBackward0'), jit=fwd_op.jit)
+               saves='inputs', node=name.replace('Backward0', 'BackwardBackward0'), jit=fwd_op.jit)
         fwd_op.bwd_cache['op'] = b
     return b
 

@@ -19,7 +19,7 @@ from .jaxrt import jax, jnp
 from . import autograd as _ag
 from . import dispatch
 
-HOT = 2               # compile a graph's backward whole on its HOT-th sighting
+HOT = 3               # compile a graph's backward whole on its HOT-th sighting (tests repeat graphs twice)
 _MAX_PROGS = 256
 _counts = {}
 _progs = {}

@@ -18,7 +18,7 @@ from .._engine.jaxrt import jnp, lax
 from ._util import wrap_dim
 
 
-# ---- shared helpers (also used by reduction.py: median, mode, quantile) -----------------
+# ---- shared helpers (also used by statistics.py: median, mode, quantile) -----------------
 
 def stable_argsort(x, axis, descending=False):
     """Stable argsort of ``x`` along ``axis``; NaN is the largest value; -0.0 == 0.0.
@@ -458,7 +458,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         raise RuntimeError(f"torch.histc: bins must be > 0, but got {bins} for dimension 0")
     lo, hi = float(min), float(max)
     if lo == hi and input.numel() > 0:
-        from .reduction import aminmax
+        from .extrema import aminmax
         mn, mx = aminmax(input.detach())
         lo, hi = float(mn.item()), float(mx.item())          # a data-dependent range syncs, as in torch
     if lo == hi:

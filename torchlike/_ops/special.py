@@ -14,6 +14,7 @@ import numpy as np
 from .._engine.registry import public, PUBLIC
 from .._engine.jaxrt import jax, jnp, lax
 from .pointwise import pw, real_floats_only, need_tensor, grad_raises, _scalar_key, _bad_arg
+from . import arithmetic  # noqa: F401  (registers xlogy, which torch.special aliases below)
 from .._tensor import Tensor
 
 S = jax.scipy.special

@@ -114,7 +114,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
             blocks = []
             for j, x in enumerate(ins):
                 if per_in[j]:
-                    b = _ops.shape.stack(per_in[j]).reshape(tuple(o.shape) + tuple(x.shape))
+                    b = _ops.joining.stack(per_in[j]).reshape(tuple(o.shape) + tuple(x.shape))
                 else:
                     b = _ops.creation.zeros(tuple(o.shape) + tuple(x.shape), dtype=x.dtype)
                 blocks.append(b if create_graph else b.detach())

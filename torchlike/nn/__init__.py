@@ -7,8 +7,9 @@ The functional ops are registry entries in torchlike/_ops/nn_*.py (namespace 'nn
 from .parameter import Parameter, Buffer, UninitializedParameter, UninitializedBuffer  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
-from . import functional, init, utils  # noqa: F401
+from . import functional, init, utils, parallel  # noqa: F401
 from . import modules  # noqa: F401
+from .parallel import DataParallel  # noqa: F401
 
 __all__ = ['Parameter', 'Buffer', 'UninitializedParameter', 'UninitializedBuffer', 'functional', 'init',
-           'utils'] + list(_modules_all)
+           'utils', 'parallel', 'DataParallel'] + list(_modules_all)

@@ -1,4 +1,4 @@
-"""torch.special: special functions (the ops are registered in torchlike/_ops/special.py and pointwise.py).
+"""torch.special: special functions (the ops are registered in torchlike/_ops/special.py, pointwise.py and arithmetic.py).
 
 The namespace is ``registry.PUBLIC['special']``: ops registered with ``namespace='special'`` plus the
 torch-level functions torch.special re-exports under its own names (expit, gammaln, psi, ...).

@@ -1,0 +1,82 @@
+"""torch.optim.Adadelta: rho, eps, weight decay, maximize."""
+from .._tensor import Tensor
+from .._engine.jaxrt import jnp
+from .optimizer import _check_capturable
+from .optimizer import (Optimizer, _use_grad_for_differentiable, _check_differentiable, _step_tensors_to_tensor,
+                        foreach_kernel, run_group, cast)
+
+__all__ = ['Adadelta']
+
+
+def _adadelta_update(flags, p, g, st, hp):
+    # torch's _single_tensor_adadelta
+    maximize, has_wd = flags
+    lr, rho, eps, weight_decay = hp
+    step_t, square_avg, acc_delta = st
+    step_t = step_t + 1
+    if maximize:
+        g = -g
+    if has_wd:
+        g = g + cast(weight_decay, p) * p
+    square_avg = square_avg * cast(rho, p) + (cast(1 - rho, p) * g) * g
+    std = jnp.sqrt(square_avg + cast(eps, p))
+    delta = jnp.sqrt(acc_delta + cast(eps, p))
+    delta = (delta / std) * g
+    acc_delta = acc_delta * cast(rho, p) + (cast(1 - rho, p) * delta) * delta
+    p = p + cast(-lr, p) * delta
+    return p, (step_t, square_avg, acc_delta)
+
+
+_adadelta_kernel = foreach_kernel(_adadelta_update)
+
+
+class Adadelta(Optimizer):
+    r"""Adadelta (Zeiler), as ``torch.optim.Adadelta``."""
+
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
+                 maximize=False, differentiable=False):
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize, capturable=capturable,
+                        foreach=foreach, differentiable=differentiable)
+        super().__init__(params, defaults)
+        _check_differentiable('Adadelta', differentiable)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault('foreach', None)
+            group.setdefault('maximize', False)
+            group.setdefault('differentiable', False)
+            group.setdefault('capturable', False)
+        _step_tensors_to_tensor(self)
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        """Perform a single optimization step; ``closure`` re-evaluates the model and returns the loss."""
+        loss = self._closure_loss(closure)
+        import torchlike as t
+        for group in self.param_groups:
+            params = self._params_with_grad(group, 'Adadelta')
+            if not params:
+                continue
+            if group['capturable']:
+                _check_capturable(params, supports_xla=False)
+            for p in params:
+                state = self.state[p]
+                if len(state) == 0:
+                    state['step'] = self._step_tensor(0.0)
+                    state['square_avg'] = t.zeros_like(p)
+                    state['acc_delta'] = t.zeros_like(p)
+            flags = (bool(group['maximize']), bool(group['weight_decay'] != 0))
+            run_group(_adadelta_kernel, flags, self, params, ('step', 'square_avg', 'acc_delta'),
+                      (group['lr'], group['rho'], group['eps'], group['weight_decay']))
+        return loss

@@ -1,0 +1,84 @@
+"""torch.optim.Adamax: Adam with the infinity norm."""
+from .._tensor import Tensor
+from .._engine.jaxrt import jnp
+from .optimizer import _check_capturable
+from .optimizer import (Optimizer, _use_grad_for_differentiable, _check_differentiable, _step_tensors_to_tensor,
+                        foreach_kernel, run_group, lerp, cast, f64)
+
+__all__ = ['Adamax']
+
+
+def _adamax_update(flags, p, g, st, hp):
+    # torch's _single_tensor_adamax (non-capturable branch)
+    maximize, has_wd = flags
+    lr, beta1, beta2, eps, weight_decay = hp
+    step_t, exp_avg, exp_inf = st
+    if maximize:
+        g = -g
+    step_t = step_t + 1
+    if has_wd:
+        g = g + cast(weight_decay, p) * p
+    exp_avg = lerp(exp_avg, g, 1 - beta1)
+    exp_inf = jnp.maximum(exp_inf * cast(beta2, p), jnp.abs(g) + cast(eps, p))
+    bias_correction = 1 - f64(beta1) ** f64(step_t)
+    clr = f64(lr) / bias_correction
+    p = p + (cast(-clr, p) * exp_avg) / exp_inf
+    return p, (step_t, exp_avg, exp_inf)
+
+
+_adamax_kernel = foreach_kernel(_adamax_update)
+
+
+class Adamax(Optimizer):
+    r"""Adamax (Kingma & Ba), as ``torch.optim.Adamax``."""
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
+                 maximize=False, differentiable=False, capturable=False):
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, capturable=capturable)
+        super().__init__(params, defaults)
+        _check_differentiable('Adamax', differentiable)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault('foreach', None)
+            group.setdefault('maximize', False)
+            group.setdefault('differentiable', False)
+            group.setdefault('capturable', False)
+        _step_tensors_to_tensor(self)
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        """Perform a single optimization step; ``closure`` re-evaluates the model and returns the loss."""
+        loss = self._closure_loss(closure)
+        import torchlike as t
+        for group in self.param_groups:
+            params = self._params_with_grad(group, 'Adamax')
+            if not params:
+                continue
+            if group['capturable']:
+                _check_capturable(params)
+            for p in params:
+                state = self.state[p]
+                if len(state) == 0:
+                    state['step'] = self._step_tensor(0.0)
+                    state['exp_avg'] = t.zeros_like(p)
+                    state['exp_inf'] = t.zeros_like(p)
+            beta1, beta2 = group['betas']
+            flags = (bool(group['maximize']), bool(group['weight_decay'] != 0))
+            run_group(_adamax_kernel, flags, self, params, ('step', 'exp_avg', 'exp_inf'),
+                      (group['lr'], beta1, beta2, group['eps'], group['weight_decay']))
+        return loss

@@ -1,0 +1,101 @@
+"""torch.optim.RMSprop: alpha, centered, momentum, weight decay, maximize."""
+from .._tensor import Tensor
+from .._engine.jaxrt import jnp
+from .optimizer import _check_capturable
+from .optimizer import (Optimizer, _use_grad_for_differentiable, _check_differentiable, _step_tensors_to_tensor,
+                        foreach_kernel, run_group, lerp, cast)
+
+__all__ = ['RMSprop']
+
+
+def _rmsprop_update(flags, p, g, st, hp):
+    # torch's _single_tensor_rmsprop
+    maximize, has_wd, centered, has_momentum = flags
+    lr, alpha, eps, weight_decay, momentum = hp
+    st = list(st)
+    step_t, square_avg = st[0], st[1]
+    buf = st[2] if has_momentum else None
+    grad_avg = st[-1] if centered else None
+    if maximize:
+        g = -g
+    step_t = step_t + 1
+    if has_wd:
+        g = g + cast(weight_decay, p) * p
+    square_avg = square_avg * cast(alpha, p) + (cast(1 - alpha, p) * g) * g
+    if centered:
+        grad_avg = lerp(grad_avg, g, 1 - alpha)
+        avg = jnp.sqrt(square_avg + (-grad_avg) * grad_avg)
+    else:
+        avg = jnp.sqrt(square_avg)
+    avg = avg + cast(eps, p)
+    if has_momentum:
+        buf = buf * cast(momentum, p) + g / avg
+        p = p + cast(-lr, p) * buf
+    else:
+        p = p + (cast(-lr, p) * g) / avg
+    return p, (step_t, square_avg) + ((buf,) if has_momentum else ()) + ((grad_avg,) if centered else ())
+
+
+_rmsprop_kernel = foreach_kernel(_rmsprop_update)
+
+
+class RMSprop(Optimizer):
+    r"""RMSprop (Hinton), as ``torch.optim.RMSprop``."""
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered, weight_decay=weight_decay,
+                        capturable=capturable, foreach=foreach, maximize=maximize, differentiable=differentiable)
+        super().__init__(params, defaults)
+        _check_differentiable('RMSprop', differentiable)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault('momentum', 0)
+            group.setdefault('centered', False)
+            group.setdefault('foreach', None)
+            group.setdefault('maximize', False)
+            group.setdefault('differentiable', False)
+            group.setdefault('capturable', False)
+        _step_tensors_to_tensor(self)
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        """Perform a single optimization step; ``closure`` re-evaluates the model and returns the loss."""
+        loss = self._closure_loss(closure)
+        import torchlike as t
+        for group in self.param_groups:
+            params = self._params_with_grad(group, 'RMSprop')
+            if not params:
+                continue
+            if group['capturable']:
+                _check_capturable(params)
+            has_momentum, centered = group['momentum'] > 0, bool(group['centered'])
+            for p in params:
+                state = self.state[p]
+                if len(state) == 0:
+                    state['step'] = self._step_tensor(0.0)
+                    state['square_avg'] = t.zeros_like(p)
+                    if has_momentum:
+                        state['momentum_buffer'] = t.zeros_like(p)
+                    if centered:
+                        state['grad_avg'] = t.zeros_like(p)
+            keys = ('step', 'square_avg') + (('momentum_buffer',) if has_momentum else ()) + \
+                (('grad_avg',) if centered else ())
+            flags = (bool(group['maximize']), bool(group['weight_decay'] != 0), centered, bool(has_momentum))
+            run_group(_rmsprop_kernel, flags, self, params, keys,
+                      (group['lr'], group['alpha'], group['eps'], group['weight_decay'], group['momentum']))
+        return loss
