@@ -2,7 +2,7 @@
 from .._tensor import Tensor
 from .._engine.jaxrt import jnp
 from .optimizer import (Optimizer, _use_grad_for_differentiable, _check_differentiable,
-                        _device_dtype_check_for_fused, _step_tensors_to_tensor, foreach_kernel, run_group, cast, f64)
+                        _device_dtype_check_for_fused, foreach_kernel, run_group, cast, f64)
 
 __all__ = ['Adagrad']
 
@@ -68,14 +68,9 @@ class Adagrad(Optimizer):
         init_value = complex(v, v) if p.is_complex() else v
         state['sum'] = t.full_like(p, init_value)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault('foreach', None)
-            group.setdefault('maximize', False)
-            group.setdefault('differentiable', False)
-            group.setdefault('fused', None)
-        _step_tensors_to_tensor(self)
+    # read by Optimizer.__setstate__ (options missing from older pickles, and which state entries are tensors)
+    _setstate_group_defaults = {'foreach': None, 'maximize': False, 'differentiable': False, 'fused': None}
+    _setstate_step_keys = ('step',)
 
     def share_memory(self):
         # every state tensor already lives in one process-independent array; nothing to move

@@ -3,7 +3,7 @@ from .._tensor import Tensor
 from .._engine.jaxrt import jnp
 from .optimizer import _check_capturable
 from .optimizer import (Optimizer, _use_grad_for_differentiable, _check_differentiable, _to_scalar,
-                        _device_dtype_check_for_fused, _step_tensors_to_tensor, foreach_kernel, run_group,
+                        _device_dtype_check_for_fused, foreach_kernel, run_group,
                         lerp, cast, f64)
 
 __all__ = ['Adam']
@@ -89,17 +89,9 @@ class Adam(Optimizer):
                 raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
         _check_differentiable(self._name, differentiable)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault('amsgrad', False)
-            group.setdefault('maximize', False)
-            group.setdefault('foreach', None)
-            group.setdefault('capturable', False)
-            group.setdefault('differentiable', False)
-            group.setdefault('decoupled_weight_decay', False)
-            group.setdefault('fused', None)
-        _step_tensors_to_tensor(self)
+    # read by Optimizer.__setstate__ (options missing from older pickles, and which state entries are tensors)
+    _setstate_group_defaults = {'amsgrad': False, 'maximize': False, 'foreach': None, 'capturable': False, 'differentiable': False, 'decoupled_weight_decay': False, 'fused': None}
+    _setstate_step_keys = ('step',)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):

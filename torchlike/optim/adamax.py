@@ -2,7 +2,7 @@
 from .._tensor import Tensor
 from .._engine.jaxrt import jnp
 from .optimizer import _check_capturable
-from .optimizer import (Optimizer, _use_grad_for_differentiable, _check_differentiable, _step_tensors_to_tensor,
+from .optimizer import (Optimizer, _use_grad_for_differentiable, _check_differentiable,
                         foreach_kernel, run_group, lerp, cast, f64)
 
 __all__ = ['Adamax']
@@ -51,14 +51,9 @@ class Adamax(Optimizer):
         super().__init__(params, defaults)
         _check_differentiable('Adamax', differentiable)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault('foreach', None)
-            group.setdefault('maximize', False)
-            group.setdefault('differentiable', False)
-            group.setdefault('capturable', False)
-        _step_tensors_to_tensor(self)
+    # read by Optimizer.__setstate__ (options missing from older pickles, and which state entries are tensors)
+    _setstate_group_defaults = {'foreach': None, 'maximize': False, 'differentiable': False, 'capturable': False}
+    _setstate_step_keys = ('step',)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):

@@ -2,7 +2,7 @@
 from .._tensor import Tensor
 from .._engine.jaxrt import jnp
 from .optimizer import _check_capturable
-from .optimizer import (Optimizer, _use_grad_for_differentiable, _check_differentiable, _step_tensors_to_tensor,
+from .optimizer import (Optimizer, _use_grad_for_differentiable, _check_differentiable,
                         foreach_kernel, run_group, lerp, cast, f64)
 
 __all__ = ['NAdam']
@@ -66,15 +66,9 @@ class NAdam(Optimizer):
         super().__init__(params, defaults)
         _check_differentiable('NAdam', differentiable)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault('maximize', False)
-            group.setdefault('foreach', None)
-            group.setdefault('capturable', False)
-            group.setdefault('differentiable', False)
-            group.setdefault('decoupled_weight_decay', False)
-        _step_tensors_to_tensor(self, keys=('step', 'mu_product'))
+    # read by Optimizer.__setstate__ (options missing from older pickles, and which state entries are tensors)
+    _setstate_group_defaults = {'maximize': False, 'foreach': None, 'capturable': False, 'differentiable': False, 'decoupled_weight_decay': False}
+    _setstate_step_keys = ('step', 'mu_product')
 
     @_use_grad_for_differentiable
     def step(self, closure=None):

@@ -233,6 +233,9 @@ class Optimizer:
     def __getstate__(self):
         return {'defaults': self.defaults, 'state': self.state, 'param_groups': self.param_groups}
 
+    _setstate_group_defaults = {}
+    _setstate_step_keys = None
+
     def __setstate__(self, state):
         self.__dict__.update(state)
         for name in ('_optimizer_step_pre_hooks', '_optimizer_step_post_hooks', '_optimizer_state_dict_pre_hooks',
@@ -242,6 +245,12 @@ class Optimizer:
                 setattr(self, name, OrderedDict())
         self._patch_step_function()
         self.defaults.setdefault('differentiable', False)
+        # each optimizer names the group options older pickles may lack and its tensor-valued state entries
+        for group in self.param_groups:
+            for k, v in self._setstate_group_defaults.items():
+                group.setdefault(k, v)
+        if self._setstate_step_keys is not None:
+            _step_tensors_to_tensor(self, keys=self._setstate_step_keys)
 
     def __repr__(self):
         format_string = self.__class__.__name__ + ' ('

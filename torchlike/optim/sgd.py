@@ -53,14 +53,9 @@ class SGD(Optimizer):
                 raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
         _check_differentiable('SGD', differentiable)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault('nesterov', False)
-            group.setdefault('maximize', False)
-            group.setdefault('foreach', None)
-            group.setdefault('differentiable', False)
-            group.setdefault('fused', False)
+    # read by Optimizer.__setstate__ (options missing from older pickles, and which state entries are tensors)
+    _setstate_group_defaults = {'nesterov': False, 'maximize': False, 'foreach': None, 'differentiable': False, 'fused': False}
+    _setstate_step_keys = None
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
