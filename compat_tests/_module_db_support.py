@@ -47,6 +47,9 @@ import _opinfo_support as O
 from _opinfo_support import EntryTimeout, Mismatch, Skip
 
 DTYPE = torch.float32
+# Entries whose samples only work in float64 under torch itself: FractionalMaxPool's sample functions build
+# ``_random_samples`` in float64 whatever dtype they are asked for, and torch requires the input to match.
+ENTRY_DTYPE = {'FractionalMaxPool2d': torch.float64, 'FractionalMaxPool3d': torch.float64}
 MAX_SAMPLES = 2           # first N module inputs per training mode: bounds the suite's runtime (XLA compiles
                           # every new shape; some entries have 100+ inputs); the script's --max-samples goes further
 ATOL = RTOL = 1e-4
@@ -384,7 +387,8 @@ def samples(info, training, max_samples=MAX_SAMPLES):
     """The first ``max_samples`` ModuleInputs for a mode (torch seeded with 0; module arguments recorded)."""
     torch.manual_seed(0)
     with recording_constructors():
-        mis = _quiet(info.module_inputs_func, info, device='cpu', dtype=DTYPE, requires_grad=True,
+        mis = _quiet(info.module_inputs_func, info, device='cpu',
+                     dtype=ENTRY_DTYPE.get(info.module_cls.__name__, DTYPE), requires_grad=True,
                      training=training)
     return list(itertools.islice(mis, max_samples))
 

@@ -8,8 +8,4 @@ Run with MAX_SAMPLES=2.
 """
 
 XFAIL = {
-    'nn.FractionalMaxPool2d': 'not implemented: torchlike.nn.FractionalMaxPool2d',
-    'nn.FractionalMaxPool3d': 'not implemented: torchlike.nn.FractionalMaxPool3d',
-    'nn.LPPool1d': 'gradient: train sample 0 norm: (1.5, 2)(T(1, 3, 7)): grad of input 0: 5 of 21 values differ (max abs diff nan), e.g. at (0, 0, 1): 0.0 != torch nan',
-    'nn.LinearCrossEntropyLoss': 'not implemented: torchlike.nn.LinearCrossEntropyLoss',
 }

@@ -329,25 +329,43 @@ def test_seeding_does_not_start_backend():
     subprocess.run([sys.executable, '-c', code], check=True)
 
 
+def _programs(o):
+    """How many XLA programs the op's jitted functions hold."""
+    return sum(f._cache_size() for f in o.cache.values())
+
+
 def test_no_recompile_per_call():
     # seed and offset are data: a new seed or a later call reuses the compiled program
     from torchlike._ops import random as R
     torchlike.rand(3, 5)
-    key = ((3, 5), torchlike.float32)
-    f = [v for k, v in R._rand_uniform.cache.items() if k[0] == key][0]
-    n = f._cache_size()
+    n = _programs(R._rand_draw)
     for s in (0, 1, 2 ** 63 + 5, 2 ** 64 - 1):
         torchlike.manual_seed(s)
         torchlike.rand(3, 5)
         torchlike.rand(3, 5, generator=torchlike.Generator().manual_seed(s))
-    assert f._cache_size() == n
     x = torchlike.zeros(4)
-    x.uniform_(0., 1.)
-    g = [v for v in R._uniform_fill.cache.values()][0]
-    m = g._cache_size()
     for k in range(4):
         x.uniform_(0.5 * k, 2. + k)
-    assert g._cache_size() == m
+    assert _programs(R._rand_draw) == n
+
+
+def test_shapes_share_bucket_programs():
+    # Note [Bucketed draws]: draws of different shapes up to the bucket size run one program, and keep
+    # exactly the numbers an exact-size draw gives (threefry is partitionable)
+    from torchlike._ops import random as R
+    torchlike.rand(2)
+    n = _programs(R._rand_draw)
+    for shape in [(5, 6), (7, 8), (3, 4, 5), (1000,)]:
+        torchlike.rand(*shape)
+        torchlike.empty(*shape).uniform_(-1, 1)
+    assert _programs(R._rand_draw) == n
+    for sampler, a, b, dt in [('uniform', 0, 1, torchlike.float32), ('normal', 0.5, 2., torchlike.float64),
+                              ('int', -3, 9, torchlike.int64), ('uniform', 0, 1, torchlike.complex64),
+                              ('_exponential_fill', 1.5, 0, torchlike.float32)]:
+        got = R._draw(sampler, 7, 3, a, b, (6, 7), dt, None)
+        exact = R._run(R._rand_draw, (7, 3, a, b), (sampler, (6, 7), dt), None)
+        assert got.dtype == dt and tuple(got.shape) == (6, 7)
+        np.testing.assert_array_equal(to_np(got), to_np(exact))
 
 
 def test_large_seeds_and_offsets_distinct():

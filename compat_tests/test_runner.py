@@ -327,7 +327,7 @@ def test_readme_commands_match_ci():
         readme = f.read()
     blocks = re.findall(r'```(?:sh|bash|shell)\n(.*?)```', readme, re.S)
     commands = [line for b in blocks for line in b.splitlines() if line.startswith('pip install')]
-    assert commands == ["pip install -e . && python -m torchlike examples/autograd_tour.py",
+    assert commands == ["pip install -e . && python -m torchlike examples/image_classification.py",
                         "pip install -e '.[test]' && python -m pytest -n 2 -q compat_tests"]
     with open(os.path.join(ROOT, '.ci', 'run')) as f:
         ci = [line.strip() for line in f if line.strip() and not line.lstrip().startswith('#')]

@@ -134,3 +134,10 @@ def test_deepcopy_and_pickle():
         p = pickle.loads(pickle.dumps(data(T)))
         return c, c.requires_grad, c is not x, p
     check(f)
+
+
+@pytest.mark.parametrize('data', ['a', ['a'], [['a']], [1, 'a'], b'ab', [None], None])
+def test_tensor_from_bad_data(data):
+    # regression: a str first in a list is torch's ValueError ('too many dimensions'), None a RuntimeError
+    check(lambda T: T.tensor(data))
+    check(lambda T: T.as_tensor(data))

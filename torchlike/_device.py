@@ -114,6 +114,23 @@ def jax_device(d):
     raise RuntimeError(f"Could not run on device type '{d.type}': torchlike maps only cpu, cuda, xla and tpu onto JAX")
 
 
+def cpu_target(d):
+    """The JAX CPU device that a new array for torch device ``d`` (None: JAX's default device) lands on, or
+    None when it lands on an accelerator. Creation ops build small constants on the host for a CPU target
+    (numpy + one transfer), so that no XLA program is compiled per shape (see Note [Bucketed draws])."""
+    from ._engine.state import state
+    if state.mode == 'traced':      # inside torch.compile's trace everything must stay symbolic
+        return None
+    jax = _jax()
+    if d is None:
+        if jax.config.jax_default_device is not None:
+            return None
+        jd = jax.devices()[0]
+    else:
+        jd = jax_device(d)
+    return jd if jd.platform == 'cpu' else None
+
+
 def from_jax(jd):
     p = jd.platform
     if p == 'cpu':

@@ -451,7 +451,7 @@ class Tensor:
         return _tensor_str._str(self, tensor_contents=tensor_contents)
 
     def __reduce_ex__(self, proto):
-        return (_rebuild, (np.asarray(self._materialize()), self.requires_grad))
+        return (_rebuild, (np.asarray(self._materialize()), self.requires_grad, str(self.device)))
 
     def __deepcopy__(self, memo):
         if id(self) in memo:
@@ -526,14 +526,18 @@ class Tensor:
         return None
 
     def untyped_storage(self):
-        raise NotImplementedError("Tensor.untyped_storage(): torchlike tensors have no byte storage")
+        from .storage import tensor_untyped_storage      # Note [Byte storage]
+        return tensor_untyped_storage(self)
 
     def data_ptr(self):
-        raise NotImplementedError("Tensor.data_ptr(): torchlike tensors are XLA buffers with no stable host pointer")
+        from .storage import tensor_data_ptr
+        return tensor_data_ptr(self)
 
 
-def _rebuild(arr, requires_grad):
-    t = dispatch.wrap(jnp.asarray(arr))
+def _rebuild(arr, requires_grad, device='cpu'):
+    # placed on the pickled device (not JAX's default one, which is a GPU on a GPU machine)
+    from ._device import jax_device
+    t = dispatch.wrap(jax.device_put(arr, jax_device(device)))
     t.requires_grad = requires_grad
     return t
 

@@ -391,6 +391,9 @@ def _add(a, b):
 def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None, accumulate=True,
                  allow_unused=False):
     """Runs the graph backward from ``tensors``. With accumulate=False returns grads of ``inputs``."""
+    if state.mode == 'traced':
+        from .traced import GraphBreak
+        raise GraphBreak("backward() / autograd.grad inside a compiled function (gradients are not lifted yet)")
     T = dispatch.Tensor
     roots = []
     for t, g in zip(tensors, grad_tensors):

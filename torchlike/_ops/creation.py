@@ -12,7 +12,7 @@ import numpy as np
 
 from .._layout import check_layout, check_memory_format
 from .. import _dtype as D
-from .._device import as_device, jax_device
+from .._device import as_device, jax_device, cpu_target
 from .._engine.registry import op, public
 from .._engine import dispatch
 from .._engine.jaxrt import jax, jnp
@@ -36,7 +36,12 @@ def _infer(data):
     if hasattr(data, '__array__') and not isinstance(data, (list, tuple)):
         a = np.asarray(data)
         return a, D.from_np(a.dtype)
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     if isinstance(data, (list, tuple)):
+        if data and isinstance(data[0], (str, bytes)):
+            # torch reads the shape off the first elements, and a str is a sequence
+            raise ValueError(f"too many dimensions '{type(data[0]).__name__}'")
         items = [_infer(x) for x in data]
         if not items:
             return np.zeros((0,), D.state.default_dtype.np), D.state.default_dtype
@@ -48,7 +53,7 @@ def _infer(data):
             dt = d if dt is None else _join(dt, d)
         wide = np.result_type(*[a.dtype for a, _ in items])
         return np.stack([a.astype(wide) for a, _ in items]), dt
-    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    raise (RuntimeError if data is None else TypeError)(f"Could not infer dtype of {type(data).__name__}")
 
 
 def _join(a, b):
@@ -122,9 +127,15 @@ def _full(fill_value, *, size, dtype):
 
 
 def _fill(size, value, dtype, device, requires_grad):
-    t = dispatch.apply(_full, (value,), (size, dtype))
-    if device is not None:
-        t = t.to(device)
+    host = cpu_target(device)
+    if host is not None:
+        # the value converted by the 0-d program (one per dtype, not per shape), broadcast on the host
+        v = np.asarray(dispatch.apply(_full, (value,), ((), dtype))._value())
+        t = dispatch.wrap(jax.device_put(np.full(size, v, v.dtype), host))
+    else:
+        t = dispatch.apply(_full, (value,), (size, dtype))
+        if device is not None:
+            t = t.to(device)
     return _finish(t, requires_grad)
 
 

@@ -24,7 +24,7 @@ import os
 import numpy as np
 
 from .. import _dtype as D
-from .._device import as_device, jax_device, gpu_devices, gpus_known, cuda_current
+from .._device import as_device, jax_device, gpu_devices, gpus_known, cuda_current, cpu_target
 from .._engine.registry import op, public, method
 from .._engine import dispatch
 from .._engine.jaxrt import jax, jnp, lax
@@ -393,19 +393,71 @@ def _factory_dtype(dtype, out, default):
 
 # ---- factories ---------------------------------------------------------------------------
 
-@op('_rand_uniform', static=('size', 'dtype'), function=False, method=False, differentiable=False)
-def _rand_uniform(seed, offset, low, high, *, size, dtype):
-    return _uniform(_key(seed, offset), size, dtype.np, low, high)
+# Note [Bucketed draws]
+# A program containing threefry takes ~0.3 s to compile on CPU, and a program is compiled per static
+# shape: drawn per shape, building a model compiled one sampler per parameter shape (6 s for the CIFAR
+# Net). JAX's threefry is partitionable (jax_threefry_partitionable, the default): element i of a draw
+# depends on (key, i) only, so the first n numbers of a flat draw of any length m >= n are exactly the
+# numbers of a draw of n. So samplers draw a flat "bucket" (one program per bucket size, sampler and
+# dtype) and keep its prefix, reshaped. Buckets grow 16x up to 2**20 elements (drawing a few thousand
+# spare numbers costs microseconds; a model's parameter shapes share 3 programs) and 2x above (where the
+# spare numbers would cost more than a compile); on CPU the prefix is taken on the host (numpy view +
+# device_put: no program at all), elsewhere by a small jitted slice. Draws above _MAX_BUCKET elements, and
+# samplers that are not elementwise (orthogonal_'s QR), are drawn at their exact shape.
+_MAX_BUCKET = 1 << 24
 
 
-@op('_rand_normal', static=('size', 'dtype'), function=False, method=False, differentiable=False)
-def _rand_normal(seed, offset, mean, std, *, size, dtype):
-    return _normal(_key(seed, offset), size, dtype.np, mean, std)
+def _bucket(n):
+    if n <= 1 << 12:
+        return 1 << 12
+    if n <= 1 << 20:
+        return 1 << (4 * -(-(n - 1).bit_length() // 4))
+    return 1 << (n - 1).bit_length()
 
 
-@op('_rand_int', static=('size', 'dtype'), function=False, method=False, differentiable=False)
-def _rand_int(seed, offset, low, high, *, size, dtype):
-    return _randint(_key(seed, offset), size, dtype.np, low, high)
+def _sample_uniform(key, shape, dt, a, b):
+    return _uniform(key, shape, dt, a, b)
+
+
+def _sample_normal(key, shape, dt, a, b):
+    return _normal(key, shape, dt, a, b)
+
+
+def _sample_int(key, shape, dt, a, b):
+    return _randint(key, shape, dt, a, b)
+
+
+_SAMPLERS = {'uniform': (_sample_uniform, True), 'normal': (_sample_normal, True), 'int': (_sample_int, True)}
+_FILL_SAMPLER = {}     # in-place fill op name -> its _SAMPLERS key
+
+
+@op('_rand_draw', static=('sampler', 'shape', 'dtype'), function=False, method=False, differentiable=False)
+def _rand_draw(seed, offset, a, b, *, sampler, shape, dtype):
+    return _SAMPLERS[sampler][0](_key(seed, offset), shape, dtype.np, a, b)
+
+
+@functools.lru_cache(maxsize=None)
+def _prefix_fn(n, shape):
+    return jax.jit(lambda flat: flat[:n].reshape(shape))
+
+
+def _draw(sampler, seed, offset, a, b, shape, dtype, device):
+    """``sampler``'s numbers for (seed, offset) as a Tensor of ``shape``; see Note [Bucketed draws]."""
+    if device is not None and cpu_target(None) is not None and cpu_target(device) is not None:
+        device = None       # the one CPU device: the default-device program (jit caches per device context)
+    n = 1
+    for d in shape:
+        n *= d
+    if n == 0 or n > _MAX_BUCKET or not _SAMPLERS[sampler][1]:
+        return _run(_rand_draw, (seed, offset, a, b), (sampler, tuple(shape), dtype), device)
+    m = _bucket(n)
+    flat = _run(_rand_draw, (seed, offset, a, b), (sampler, (m,), dtype), device)._value()
+    host = cpu_target(device)
+    if host is not None:
+        arr = jax.device_put(np.asarray(flat)[:n].reshape(shape), host)
+    else:
+        arr = _prefix_fn(n, tuple(shape))(flat)
+    return dispatch.wrap(arr)
 
 
 @op('_rand_perm', static=('n', 'dtype'), function=False, method=False, differentiable=False)
@@ -424,7 +476,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
         raise _ni('check_uniform_bounds', dtype)
     device = as_device(device)
     s, off = _gen(generator, device, 'rand')._next()
-    return _finish(_run(_rand_uniform, (s, off, 0, 1), (size, dtype), device), out, requires_grad)
+    return _finish(_draw('uniform', s, off, 0., 1., size, dtype, device), out, requires_grad)
 
 
 @public('randn')
@@ -438,7 +490,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
         raise _ni('normal_kernel_cpu', dtype)
     device = as_device(device)
     s, off = _gen(generator, device, 'randn')._next()
-    return _finish(_run(_rand_normal, (s, off, 0, 1), (size, dtype), device), out, requires_grad)
+    return _finish(_draw('normal', s, off, 0., 1., size, dtype, device), out, requires_grad)
 
 
 def _no_extra(fname, kwargs):
@@ -477,7 +529,7 @@ def randint(*args, size=None, low=None, high=None, generator=None, out=None, dty
     _check_from_to(low, high, dtype)
     device = as_device(device)
     s, off = _gen(generator, device, 'randint')._next()
-    return _finish(_run(_rand_int, (s, off, low, high), (size, dtype), device), out, requires_grad)
+    return _finish(_draw('int', s, off, low, high, size, dtype, device), out, requires_grad)
 
 
 _PERM_CTYPES = {'uint8': 'uint8_t', 'int8': 'int8_t', 'int16': 'int16_t', 'int32': 'int32_t', 'int64': 'int64_t'}
@@ -517,7 +569,7 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, re
         raise _ni('check_uniform_bounds', dtype)
     device = _like_device(input, device)
     s, off = _gen(generator, device, 'rand_like')._next()
-    return _finish(_run(_rand_uniform, (s, off, 0, 1), (tuple(input.shape), dtype), device), None, requires_grad)
+    return _finish(_draw('uniform', s, off, 0., 1., tuple(input.shape), dtype, device), None, requires_grad)
 
 
 @public('randn_like')
@@ -529,7 +581,7 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, r
         raise _ni('normal_kernel_cpu', dtype)
     device = _like_device(input, device)
     s, off = _gen(generator, device, 'randn_like')._next()
-    return _finish(_run(_rand_normal, (s, off, 0, 1), (tuple(input.shape), dtype), device), None, requires_grad)
+    return _finish(_draw('normal', s, off, 0., 1., tuple(input.shape), dtype, device), None, requires_grad)
 
 
 @public('randint_like')
@@ -544,7 +596,7 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
     _check_from_to(low, high, dtype)
     device = _like_device(input, device)
     s, off = _gen(generator, device, 'randint_like')._next()
-    return _finish(_run(_rand_int, (s, off, low, high), (tuple(input.shape), dtype), device), None,
+    return _finish(_draw('int', s, off, low, high, tuple(input.shape), dtype, device), None,
                    requires_grad)
 
 
@@ -610,7 +662,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         raise _ni('normal_kernel_cpu', dtype)
     device = as_device(device)
     s, off = _gen(generator, device, 'normal')._next()
-    return _finish(_run(_rand_normal, (s, off, mean, std), (size, dtype), device), out, requires_grad)
+    return _finish(_draw('normal', s, off, mean, std, size, dtype, device), out, requires_grad)
 
 
 # ---- bernoulli, multinomial, poisson -----------------------------------------------------
@@ -743,19 +795,21 @@ def poisson(input, generator=None):
 # through dispatch.apply_inplace, so leaf checks, version counters, views and autograd (a zero
 # gradient, torch's XxxBackward node) behave as for any in-place op.
 
-def _fill_op(name, node, sampler):
-    def body(input, seed, offset, a, b):
-        return sampler(_key(seed, offset), input.shape, input.dtype, a, b)
+def _fill_op(name, node, sampler, elementwise=True):
+    """The in-place op ``name`` (autograd node ``node``): its numbers are drawn by ``_draw`` from
+    ``sampler(key, shape, dtype, a, b)`` (Note [Bucketed draws]; ``elementwise`` says element i depends on
+    the key and i only); the op itself only writes them into the input."""
+    if isinstance(sampler, str):        # a factory's sampler: the fill shares its bucket programs
+        _FILL_SAMPLER[name] = sampler
+    else:
+        _SAMPLERS[name] = (sampler, elementwise)
+        _FILL_SAMPLER[name] = name
+
+    def body(input, src):
+        return src
     body.__name__ = name
-    return op(name, diff=('input',), saves=(), node=node, function=False, method=False)(body)
-
-
-def _s_uniform(key, shape, dt, a, b):
-    return _uniform(key, shape, dt, a, b)
-
-
-def _s_normal(key, shape, dt, a, b):
-    return _normal(key, shape, dt, a, b)
+    # not jitted: the body is the identity, and a jitted identity would still compile a program per shape
+    return op(name, diff=('input',), saves=(), node=node, function=False, method=False, jit=False)(body)
 
 
 def _s_exponential(key, shape, dt, lambd, _):
@@ -786,20 +840,16 @@ def _s_bernoulli_p(key, shape, dt, p, _):
     return _bern(key, jnp.asarray(p, jnp.float64), shape, dt)
 
 
-def _s_random(key, shape, dt, low, high):
-    return _randint(key, shape, dt, low, high)
-
-
-_uniform_fill = _fill_op('_uniform_fill', 'UniformBackward0', _s_uniform)
-_normal_fill = _fill_op('_normal_fill', 'NormalBackward0', _s_normal)
+_uniform_fill = _fill_op('_uniform_fill', 'UniformBackward0', 'uniform')
+_normal_fill = _fill_op('_normal_fill', 'NormalBackward0', 'normal')
 _exponential_fill = _fill_op('_exponential_fill', 'ExponentialBackward0', _s_exponential)
 _geometric_fill = _fill_op('_geometric_fill', 'GeometricBackward0', _s_geometric)
 _log_normal_fill = _fill_op('_log_normal_fill', 'LogNormalBackward0', _s_log_normal)
 _cauchy_fill = _fill_op('_cauchy_fill', 'CauchyBackward0', _s_cauchy)
 _bernoulli_fill_p = _fill_op('_bernoulli_fill_float', 'BernoulliBackward2', _s_bernoulli_p)
-_random_fill_from_to = _fill_op('_random_fill_from_to', 'RandomBackward0', _s_random)
-_random_fill_to = _fill_op('_random_fill_to', 'RandomBackward1', _s_random)
-_random_fill = _fill_op('_random_fill', 'RandomBackward2', _s_random)
+_random_fill_from_to = _fill_op('_random_fill_from_to', 'RandomBackward0', 'int')
+_random_fill_to = _fill_op('_random_fill_to', 'RandomBackward1', 'int')
+_random_fill = _fill_op('_random_fill', 'RandomBackward2', 'int')
 
 
 @op('_bernoulli_fill_tensor', diff=('input',), saves=(), node='BernoulliBackward1', function=False, method=False)
@@ -810,7 +860,8 @@ def _bernoulli_fill_tensor(input, seed, offset, p):
 
 def _fill(o, self, generator, fname, a=0, b=0):
     s, off = _gen_of(generator, self, fname)._next()
-    return dispatch.apply_inplace(o, (self, s, off, a, b))
+    src = _draw(_FILL_SAMPLER[o.name], s, off, a, b, tuple(self.shape), self.dtype, self.device)
+    return dispatch.apply_inplace(o, (self, src))
 
 
 def _from_kw(args, kwargs, defaults, fname):

@@ -89,7 +89,11 @@ def _view_checked(t, size):
 
 
 @method('view')
-def view(self, *shape, size=None):
+def view(self, *shape, size=None, dtype=None):
+    if dtype is not None:
+        if shape or size is not None:
+            raise TypeError("view() received an invalid combination of arguments - got both a size and a dtype")
+        shape = (dtype,)
     if len(shape) == 1 and isinstance(shape[0], D.dtype):
         if shape[0] is self.dtype:
             return _view_to(self, self.shape)

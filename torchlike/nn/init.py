@@ -209,7 +209,7 @@ def _s_orthogonal(key, shape, dt, gain, _):
     return (q * jnp.asarray(gain, w)).reshape(shape).astype(dt)
 
 
-_orthogonal_fill = _random._fill_op('_orthogonal_fill', 'NormalBackward0', _s_orthogonal)
+_orthogonal_fill = _random._fill_op('_orthogonal_fill', 'NormalBackward0', _s_orthogonal, elementwise=False)
 
 
 def orthogonal_(tensor, gain=1, generator=None):

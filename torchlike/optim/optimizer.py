@@ -269,6 +269,9 @@ class Optimizer:
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             self, *_ = args
+            if _gstate.mode == 'traced':
+                from .._engine.traced import GraphBreak
+                raise GraphBreak("optimizer.step() inside a compiled function (optimizer state is not lifted yet)")
             for pre_hook in chain(_global_optimizer_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
                 result = pre_hook(self, args, kwargs)
                 if result is not None:

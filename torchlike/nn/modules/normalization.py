@@ -1,7 +1,5 @@
 """LayerNorm, GroupNorm, RMSNorm and LocalResponseNorm (affine weights start at 1, biases at 0, as torch).
-
-torch's legacy CrossMapLRN2d is not provided: its forward window and its hand-written backward disagree
-with each other and with LocalResponseNorm, and nothing in the issue needs it."""
+torch's legacy CrossMapLRN2d is in crossmap_lrn.py."""
 import numbers
 
 from ..._ops import creation
