@@ -33,7 +33,7 @@ from . import nn  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
 from . import func  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
-from . import fft, signal  # noqa: E402,F401
+from . import fft, linalg, signal  # noqa: E402,F401
 from . import _dynamo, compiler  # noqa: E402,F401
 from ._dynamo.eval_frame import compile  # noqa: E402,F401
 

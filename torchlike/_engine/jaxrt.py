@@ -12,6 +12,15 @@ dependent dispatch then waits for a thread hand-off; measured with scripts/bench
 that made relu forward 4.5x and tanh forward+backward 2x slower than synchronous execution, and
 changed nothing measurable at 1024x1024. Setting JAX_CPU_ENABLE_ASYNC_DISPATCH in the environment
 keeps the user's choice.
+
+Note [Compilation cache]: every XLA program torchlike compiles is also written to JAX's persistent
+compilation cache, in $TORCHLIKE_CACHE_DIR or $XDG_CACHE_HOME/torchlike/xla (~/.cache/torchlike/xla),
+so a second run of the same script loads its programs instead of compiling them: measured on a small
+CNN training script (5 steps), 3.5 s of compiling the first time, 0.5 s the second. All programs are
+cached (threshold 0 s): ours are many and small, and a 0.05 s threshold left 1.0 s to compile on the
+second run. The folder is capped at 2 GiB (JAX evicts the least recently used entries).
+JAX_COMPILATION_CACHE_DIR in the environment keeps the user's own setting; TORCHLIKE_CACHE_DIR=''
+turns the cache off.
 """
 import os
 
@@ -22,5 +31,19 @@ from jax import lax
 jax.config.update('jax_enable_x64', True)
 if 'JAX_CPU_ENABLE_ASYNC_DISPATCH' not in os.environ:
     jax.config.update('jax_cpu_enable_async_dispatch', False)
+
+
+def _cache_dir():
+    d = os.environ.get('TORCHLIKE_CACHE_DIR')
+    if d is not None:
+        return d or None
+    base = os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache')
+    return os.path.join(base, 'torchlike', 'xla')
+
+
+if 'JAX_COMPILATION_CACHE_DIR' not in os.environ and _cache_dir():
+    jax.config.update('jax_compilation_cache_dir', _cache_dir())
+    jax.config.update('jax_persistent_cache_min_compile_time_secs', 0.0)
+    jax.config.update('jax_compilation_cache_max_size', 2 << 30)
 
 __all__ = ['jax', 'jnp', 'lax']

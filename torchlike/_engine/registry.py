@@ -107,6 +107,25 @@ def op(name, *, static=(), lists=(), promote=None, promote_args=None, diff=None,
     return deco
 
 
+def namespace_module(ns, g):
+    """Make the module whose globals are ``g`` (a namespace package such as torchlike.fft) expose
+    ``PUBLIC[ns]``: ``g`` gets the functions registered so far, and module-level ``__getattr__``/``__dir__``
+    see ones registered later."""
+    name = g['__name__']
+
+    def __getattr__(attr):
+        fns = PUBLIC.get(ns, {})
+        if attr in fns:
+            return fns[attr]
+        raise AttributeError(f"module '{name}' has no attribute '{attr}'")
+
+    def __dir__():
+        return sorted(set(g) | set(PUBLIC.get(ns, {})))
+    g.update(PUBLIC.get(ns, {}))
+    g['__getattr__'] = __getattr__
+    g['__dir__'] = __dir__
+
+
 def public(name, *, namespace='torch', method=False, function=True, aliases=()):
     """Register a hand-written public function (a composite of ops, or an overload chooser)."""
     def deco(fn):
