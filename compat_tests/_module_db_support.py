@@ -2,7 +2,8 @@
 
 Shared by ``compat_tests/test_module_db.py`` (one pytest per entry) and ``scripts/module_db_check.py``
 (command-line report, ``--all`` summary, ``--json`` results, ``--write-xfail``). Tensor conversion, result
-comparison, cotangents and the per-entry CPU-time limit are the OpInfo harness's (``_opinfo_support``).
+comparison and the gradient check are the OpInfo check's (``_opinfo_support``); running an entry's samples
+under the CPU-time limit and the verdict are ``_harness``'s, shared with it.
 
 Note [ModuleInfo check]
 For a ModuleInfo entry (keyed by its name, e.g. ``nn.Linear``) and each training mode torch's own module
@@ -32,19 +33,20 @@ requires_grad=True, training=mode)`` (torch seeded with 0, so the set is stable)
   an entry whose samples were all skipped fails with "no runnable samples".
 """
 import contextlib
+import functools
 import inspect
 import itertools
 import sys
 import warnings
-
-import numpy as np
 
 import torch
 import torchlike
 import torchlike.nn  # noqa: F401  (torchlike.nn may not be imported by torchlike itself yet)
 
 import _opinfo_support as O
-from _opinfo_support import EntryTimeout, Mismatch, Skip
+from _harness import (EntryTimeout, Mismatch, NotImplementedInTorchlike, Skip, exc_text, load_database, run_groups,
+                      timed, verdict)
+from _harness import short  # noqa: F401  (part of this module's interface: S.short in the tests and scripts)
 
 DTYPE = torch.float32
 # Entries whose samples only work in float64 under torch itself: FractionalMaxPool's sample functions build
@@ -53,7 +55,7 @@ ENTRY_DTYPE = {'FractionalMaxPool2d': torch.float64, 'FractionalMaxPool3d': torc
 MAX_SAMPLES = 2           # first N module inputs per training mode: bounds the suite's runtime (XLA compiles
                           # every new shape; some entries have 100+ inputs); the script's --max-samples goes further
 ATOL = RTOL = 1e-4
-ENTRY_TIMEOUT_S = 60      # per-entry limit in CPU seconds (see _opinfo_support._time_limit)
+ENTRY_TIMEOUT_S = 60      # per-entry limit in CPU seconds (_harness.time_limit)
 
 # Looser bounds, with the reason: entry name -> (atol, rtol, reason). Only for differences seen to be float32
 # rounding (a different but valid summation order), never to hide a wrong result.
@@ -65,20 +67,10 @@ KINDS = ('forward', 'gradient')
 
 # ---- the database ------------------------------------------------------------------------------
 
-_DB = None
-
-
+@functools.cache
 def database():
     """{entry name: ModuleInfo}, in module_db order."""
-    global _DB
-    if _DB is None:
-        with warnings.catch_warnings():
-            warnings.simplefilter('ignore')
-            from torch.testing._internal.common_modules import module_db
-        _DB = {}
-        for m in module_db:
-            _DB.setdefault(m.name, m)
-    return _DB
+    return load_database('torch.testing._internal.common_modules', 'module_db', lambda m: m.name)
 
 
 def training_modes(info):
@@ -91,7 +83,7 @@ def resolve(info):
     name = info.module_cls.__name__
     cls = getattr(torchlike.nn, name, None)
     if cls is None:
-        raise O.NotImplementedInTorchlike(f'not implemented: torchlike.nn.{name}')
+        raise NotImplementedInTorchlike(f'not implemented: torchlike.nn.{name}')
     return cls
 
 
@@ -144,7 +136,7 @@ def _convert_module(m, memo):
         raise Skip(f'torch module argument {type(m).__name__} built outside the sample generator')
     cls = getattr(torchlike.nn, type(m).__name__, None)
     if cls is None:
-        raise O.NotImplementedInTorchlike(f'not implemented: torchlike.nn.{type(m).__name__}')
+        raise NotImplementedInTorchlike(f'not implemented: torchlike.nn.{type(m).__name__}')
     r = cls(*convert(rec[1], memo), **convert(rec[2], memo))
     _load_torch_state(r, m)
     r.train(m.training)
@@ -253,12 +245,12 @@ def run_sample(info, key, tl_cls, sample, training):
         tl_args, tl_kwargs = convert(tuple(f.args), memo), convert(dict(f.kwargs), memo)
     except Skip as e:
         return both('SKIP', f'unsupported sample: {e}')
-    except O.NotImplementedInTorchlike as e:
+    except NotImplementedInTorchlike as e:
         return both('FAIL', str(e))
     except EntryTimeout:
         raise
     except Exception as e:       # rebuilding a module argument in torchlike failed
-        return both('FAIL', f'constructor argument: {O._exc(e)}')
+        return both('FAIL', f'constructor argument: {exc_text(e)}')
     try:
         torch.manual_seed(0)
         th_m = _quiet(info.module_cls, *c.args, **c.kwargs)
@@ -266,7 +258,7 @@ def run_sample(info, key, tl_cls, sample, training):
         if info.is_lazy:
             th_out = _quiet(th_m, *f.args, **f.kwargs)
     except Exception as e:
-        return both('SKIP', f'torch fails: {O._exc(e)}')
+        return both('SKIP', f'torch fails: {exc_text(e)}')
     rand = random_reason(th_m, training)
     values = rand is None
     try:
@@ -274,19 +266,19 @@ def run_sample(info, key, tl_cls, sample, training):
     except EntryTimeout:
         raise
     except Exception as e:
-        return both('FAIL', f'constructor: {O._exc(e)}')
+        return both('FAIL', f'constructor: {exc_text(e)}')
     try:
         _load_torch_state(tl_m, th_m)
         tl_m.train(training)
     except EntryTimeout:
         raise
     except Exception as e:
-        return both('FAIL', f'load_state_dict of torch\'s state: {O._exc(e)}')
+        return both('FAIL', f'load_state_dict of torch\'s state: {exc_text(e)}')
     if not info.is_lazy:
         try:
             th_out = _quiet(th_m, *f.args, **f.kwargs)
         except Exception as e:
-            return both('SKIP', f'torch fails: {O._exc(e)}')
+            return both('SKIP', f'torch fails: {exc_text(e)}')
     try:
         tl_out = _quiet(tl_m, *tl_args, **tl_kwargs)
     except Skip as e:
@@ -294,7 +286,7 @@ def run_sample(info, key, tl_cls, sample, training):
     except EntryTimeout:
         raise
     except Exception as e:
-        return both('FAIL', O._exc(e))
+        return both('FAIL', exc_text(e))
     try:
         _quiet(O.compare, tl_out, th_out, atol, rtol, values)
         if values:
@@ -312,7 +304,7 @@ def run_sample(info, key, tl_cls, sample, training):
     except EntryTimeout:
         raise
     except Exception as e:
-        put('forward', 'FAIL', 'reading the result: ' + O._exc(e))
+        put('forward', 'FAIL', 'reading the result: ' + exc_text(e))
     _gradient(th_m, tl_m, th_out, tl_out, memo, atol, rtol, values, put)
     return res
 
@@ -330,55 +322,7 @@ def _gradient(th_m, tl_m, th_out, tl_out, memo, atol, rtol, values, put):
     if not leaves:
         put('gradient', 'SKIP', 'nothing requires grad')
         return
-    th_flat = O._flat(th_out, [])
-    tl_flat = O._flat(tl_out, [])
-    if len(th_flat) != len(tl_flat):
-        put('gradient', 'FAIL', f'{len(tl_flat)} output tensors != torch {len(th_flat)}')
-        return
-    pairs = [(a, b) for a, b in zip(th_flat, tl_flat) if O._differentiable(a)]
-    if not pairs:
-        put('gradient', 'SKIP', 'no differentiable output')
-        return
-    for i, (a, b) in enumerate(pairs):
-        if not isinstance(b, torchlike.Tensor):
-            put('gradient', 'FAIL', f'output {i} is a {type(b).__name__}')
-            return
-        if not b.requires_grad:
-            put('gradient', 'FAIL', f'output {i} does not require grad')
-            return
-        if tuple(a.shape) != tuple(b.shape) or str(a.dtype) != str(b.dtype):
-            put('gradient', 'FAIL', f'output {i}: {b.dtype}{tuple(b.shape)} != torch {a.dtype}{tuple(a.shape)}')
-            return
-    ws = O._weights([a for a, _ in pairs])
-    try:
-        cot = [torch.tensor(w, dtype=a.dtype) for w, (a, _) in zip(ws, pairs)]
-        th_grads = _quiet(torch.autograd.grad, [a for a, _ in pairs], [t for _, t, _ in leaves],
-                          grad_outputs=cot, allow_unused=True)
-    except Exception as e:
-        put('gradient', 'SKIP', f'torch backward fails: {O._exc(e)}')
-        return
-    try:
-        _quiet(O._tl_backward, [b for _, b in pairs], ws, [a.dtype for a, _ in pairs])
-    except EntryTimeout:
-        raise
-    except Exception as e:
-        put('gradient', 'FAIL', 'backward: ' + O._exc(e))
-        return
-    try:
-        for (label, t, tl), g in zip(leaves, th_grads):
-            if g is None:
-                g = torch.zeros_like(t)
-            tg = tl.grad
-            if tg is None:
-                tg = torchlike.tensor(np.zeros(tuple(t.shape), O._np_of(t).dtype))
-            _quiet(O.compare, tg, g, atol, rtol, values, label)
-        put('gradient', 'PASS')
-    except Mismatch as e:
-        put('gradient', 'FAIL', str(e))
-    except EntryTimeout:
-        raise
-    except Exception as e:
-        put('gradient', 'FAIL', 'reading the gradient: ' + O._exc(e))
+    O.compare_gradients(th_out, tl_out, leaves, atol, rtol, values, put)
 
 
 # ---- one entry ----------------------------------------------------------------------------------------
@@ -402,73 +346,36 @@ def check_entry(key, max_samples=MAX_SAMPLES, timeout=ENTRY_TIMEOUT_S):
                                           'first_skip': str}, 'eval': {...}}},
          'gradient': {...}, 'seconds': s, 'cpu_seconds': s}
     """
-    import time
-    t0, c0 = time.perf_counter(), time.process_time()
     try:
-        out = _check_entry(key, max_samples, timeout)
+        return timed(_check_entry, key, max_samples, timeout)
     finally:
         _CTOR.clear()
-    out['seconds'] = round(time.perf_counter() - t0, 3)
-    out['cpu_seconds'] = round(time.process_time() - c0, 3)
-    return out
+
+
+def _mode_groups(info, key, tl_cls, max_samples):
+    """_harness.run_groups's groups: one per training mode."""
+    for training in training_modes(info):
+        yield ('train' if training else 'eval', KINDS,
+               lambda training=training: samples(info, training, max_samples),
+               lambda sample, training=training: run_sample(info, key, tl_cls, sample, training))
 
 
 def _check_entry(key, max_samples, timeout):
     info = database()[key]
     out = {'key': key}
-    stats = {k: {} for k in KINDS}
-    entry_error = None
     try:
         tl_cls = resolve(info)
-    except O.NotImplementedInTorchlike as e:
-        tl_cls, entry_error = None, str(e)
-    if tl_cls is not None:
-        try:
-            with O._time_limit(timeout):
-                for training in training_modes(info):
-                    mode = 'train' if training else 'eval'
-                    for k in KINDS:
-                        stats[k][mode] = {'pass': 0, 'fail': 0, 'skip': 0, 'first_fail': '', 'first_skip': ''}
-                    try:
-                        sams = samples(info, training, max_samples)
-                    except Exception as e:
-                        for k in KINDS:
-                            stats[k][mode]['first_skip'] = f'sample generation fails: {O._exc(e)}'
-                        continue
-                    for si, sample in enumerate(sams):
-                        r = run_sample(info, key, tl_cls, sample, training)
-                        for k, (st, msg) in r.items():
-                            s = stats[k][mode]
-                            s[st.lower()] += 1
-                            slot = 'first_fail' if st == 'FAIL' else 'first_skip' if st == 'SKIP' else None
-                            if slot and not s[slot]:
-                                s[slot] = f'sample {si} {describe(sample)}: {msg}'
-        except EntryTimeout as e:
-            entry_error = str(e)
+    except NotImplementedInTorchlike as e:
+        stats, entry_error = {k: {} for k in KINDS}, str(e)
+    else:
+        stats, entry_error = run_groups(_mode_groups(info, key, tl_cls, max_samples), KINDS, timeout,
+                                        lambda si, sample: f'sample {si} {describe(sample)}')
     for k in KINDS:
-        res = {'modes': stats[k]}
-        if entry_error:
-            res['status'], res['reason'] = 'FAIL', entry_error
-        else:
-            fails = [(mode, s) for mode, s in stats[k].items() if s['fail']]
-            npass = sum(s['pass'] for s in stats[k].values())
-            if fails:
-                mode, s = fails[0]
-                res['status'], res['reason'] = 'FAIL', f'{mode} {s["first_fail"]}'
-            elif not npass:
-                skips = [f'{mode}: {s["first_skip"]}' for mode, s in stats[k].items() if s['first_skip']]
-                res['status'] = 'FAIL'
-                res['reason'] = 'no runnable samples' + (f' ({skips[0]})' if skips else '')
-            else:
-                res['status'], res['reason'] = 'PASS', ''
-        out[k] = res
+        out[k] = {'modes': stats[k]}
+        out[k]['status'], out[k]['reason'] = verdict(stats[k], entry_error)
     bad = [k for k in KINDS if out[k]['status'] != 'PASS']
     out['status'] = 'FAIL' if bad else 'PASS'
     out['reason'] = f'{bad[0]}: {out[bad[0]]["reason"]}' if bad else ''
     if entry_error:
         out['reason'] = entry_error
     return out
-
-
-def short(reason, n=200):
-    return O.short(reason, n)

@@ -30,9 +30,8 @@ sparse), which torchlike rejects by design, are skipped as unsupported).
   (torch fails, unconvertible arguments, no differentiable output) never count as passes: an entry
   whose samples were all skipped fails with "no runnable samples".
 """
-import contextlib
+import functools
 import itertools
-import signal
 import types
 import warnings
 
@@ -41,10 +40,14 @@ import numpy as np
 import torch
 import torchlike
 
+from _harness import (EntryTimeout, Mismatch, NotImplementedInTorchlike, Skip, exc_text, load_database, run_groups,
+                      timed, verdict)
+from _harness import short  # noqa: F401  (part of this module's interface: S.short in the tests and scripts)
+
 DTYPES = (torch.float32, torch.int64)
 MAX_SAMPLES = 12          # first N samples per dtype: bounds runtime (OpInfo generators can yield 100+)
 ATOL = RTOL = 1e-4
-ENTRY_TIMEOUT_S = 60      # per-entry limit in CPU seconds (ITIMER_PROF; main thread only)
+ENTRY_TIMEOUT_S = 60      # per-entry limit in CPU seconds (_harness.time_limit)
 
 # Looser bounds, with the reason: entry key -> (atol, rtol, reason). Only for differences seen to be float32
 # rounding (a different but valid summation/algorithm order), never to hide a wrong result.
@@ -76,39 +79,16 @@ TIE_INDICES = {
 STORAGE_DEPENDENT = ('as_strided', 'as_strided.partial_views', 'as_strided_scatter', 'as_strided_copy')
 
 
-class Skip(Exception):
-    """The sample cannot be run (torch fails, or it uses something the converter cannot express)."""
-
-
-class Mismatch(AssertionError):
-    pass
-
-
-class EntryTimeout(BaseException):
-    # BaseException: no `except Exception` around a torch or torchlike call may swallow it
-    pass
-
-
 # ---- the database ------------------------------------------------------------------------------
-
-_DB = None
-
 
 def entry_key(op):
     return op.name + ('.' + op.variant_test_name if op.variant_test_name else '')
 
 
+@functools.cache
 def database():
     """{entry key: OpInfo}, in op_db order."""
-    global _DB
-    if _DB is None:
-        with warnings.catch_warnings():
-            warnings.simplefilter('ignore')
-            from torch.testing._internal.common_methods_invocations import op_db
-        _DB = {}
-        for o in op_db:
-            _DB.setdefault(entry_key(o), o)
-    return _DB
+    return load_database('torch.testing._internal.common_methods_invocations', 'op_db', entry_key)
 
 
 def tested_dtypes(op):
@@ -136,10 +116,6 @@ def kinds(op):
 
 
 # ---- resolving the torchlike callable ------------------------------------------------------------
-
-class NotImplementedInTorchlike(Exception):
-    pass
-
 
 def _attr_path(root, path, label):
     obj = root
@@ -451,17 +427,6 @@ def describe(sample, limit=160):
     return s if len(s) <= limit else s[:limit - 3] + '...'
 
 
-def _exc(e):
-    if isinstance(e, NotImplementedInTorchlike):
-        return str(e)
-    if isinstance(e, AttributeError):
-        m = str(e)
-        if m.startswith("module 'torchlike' has no attribute") or m.startswith("'Tensor' object has no attribute"):
-            return f'not implemented: {m}'
-    msg = str(e).strip().splitlines()[0] if str(e).strip() else ''
-    return f'{type(e).__name__}: {msg}'
-
-
 def _weights(outs, seed=1234):
     """Fixed random cotangents in [0.5, 1.5]: backward with these is the gradient of the weighted sum
     sum_i (o_i * w_i).sum() (for complex outputs, of sum(re(o) * re(w) + im(o) * im(w))), which catches
@@ -535,7 +500,7 @@ def run_sample(op, key, fn, sample, dtype, grad):
             warnings.simplefilter('ignore')
             th_out = op(sample.input, *sample.args, **sample.kwargs)
     except Exception as e:
-        msg = f'torch fails: {_exc(e)}'
+        msg = f'torch fails: {exc_text(e)}'
         put('forward', 'SKIP', msg)
         if grad:
             put('gradient', 'SKIP', msg)
@@ -552,9 +517,9 @@ def run_sample(op, key, fn, sample, dtype, grad):
     except EntryTimeout:
         raise
     except Exception as e:
-        put('forward', 'FAIL', _exc(e))
+        put('forward', 'FAIL', exc_text(e))
         if grad:
-            put('gradient', 'FAIL', 'forward failed: ' + _exc(e))
+            put('gradient', 'FAIL', 'forward failed: ' + exc_text(e))
         return res
     try:
         try:
@@ -570,7 +535,7 @@ def run_sample(op, key, fn, sample, dtype, grad):
     except EntryTimeout:
         raise
     except Exception as e:
-        put('forward', 'FAIL', 'reading the result: ' + _exc(e))
+        put('forward', 'FAIL', 'reading the result: ' + exc_text(e))
     if grad:
         _gradient(sample, th_out, tl_out, memo, atol, rtol, values, put)
     return res
@@ -594,8 +559,16 @@ def _gradient(sample, th_out, tl_out, memo, atol, rtol, values, put):
             raise
         except Exception:
             pass   # the processing function only works on torch tensors: use the raw outputs on both sides
-    th_flat = _flat(th_o, [])
-    tl_flat = _flat(tl_o, [])
+    compare_gradients(th_o, tl_o, [(f'grad[{i}]', t, tl) for i, (t, tl) in enumerate(leaves)],
+                      atol, rtol, values, put)
+
+
+def compare_gradients(th_out, tl_out, leaves, atol, rtol, values, put):
+    """Back-propagate the weighted sum of the differentiable outputs (``_weights``) under torch and torchlike and
+    compare the gradients of ``leaves``, ``[(label, torch leaf, torchlike leaf)]``; the result goes to
+    ``put('gradient', status, message)``. Shared with _module_db_support (whose leaves include parameters)."""
+    th_flat = _flat(th_out, [])
+    tl_flat = _flat(tl_out, [])
     if len(th_flat) != len(tl_flat):
         put('gradient', 'FAIL', f'{len(tl_flat)} output tensors != torch {len(th_flat)}')
         return
@@ -618,10 +591,10 @@ def _gradient(sample, th_out, tl_out, memo, atol, rtol, values, put):
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')
             cot = [torch.tensor(w, dtype=a.dtype) for w, (a, _) in zip(ws, pairs)]
-            th_grads = torch.autograd.grad([a for a, _ in pairs], [t for t, _ in leaves], grad_outputs=cot,
+            th_grads = torch.autograd.grad([a for a, _ in pairs], [t for _, t, _ in leaves], grad_outputs=cot,
                                            allow_unused=True)
     except Exception as e:
-        put('gradient', 'SKIP', f'torch backward fails: {_exc(e)}')
+        put('gradient', 'SKIP', f'torch backward fails: {exc_text(e)}')
         return
     try:
         with warnings.catch_warnings():
@@ -630,47 +603,26 @@ def _gradient(sample, th_out, tl_out, memo, atol, rtol, values, put):
     except EntryTimeout:
         raise
     except Exception as e:
-        put('gradient', 'FAIL', 'backward: ' + _exc(e))
+        put('gradient', 'FAIL', 'backward: ' + exc_text(e))
         return
     try:
-        for i, ((t, tl), g) in enumerate(zip(leaves, th_grads)):
+        for (label, t, tl), g in zip(leaves, th_grads):
             if g is None:
                 g = torch.zeros_like(t)
             tg = tl.grad
             if tg is None:
                 tg = torchlike.tensor(np.zeros(tuple(t.shape), _np_of(t).dtype))
-            compare(tg, g, atol, rtol, values, f'grad[{i}]')
+            compare(tg, g, atol, rtol, values, label)
         put('gradient', 'PASS')
     except Mismatch as e:
         put('gradient', 'FAIL', str(e))
     except EntryTimeout:
         raise
     except Exception as e:
-        put('gradient', 'FAIL', 'reading the gradient: ' + _exc(e))
+        put('gradient', 'FAIL', 'reading the gradient: ' + exc_text(e))
 
 
 # ---- one entry ----------------------------------------------------------------------------------------
-
-@contextlib.contextmanager
-def _time_limit(seconds):
-    """Raise EntryTimeout after ``seconds`` of this process's CPU time (ITIMER_PROF: user+system time of
-    all its threads, XLA's compiler threads included), so that a loaded shared machine does not turn
-    slow-but-correct entries into failures. Main thread only; elsewhere no limit."""
-    import threading
-    if not seconds or threading.current_thread() is not threading.main_thread() or not hasattr(signal, 'SIGPROF'):
-        yield
-        return
-
-    def handler(signum, frame):
-        raise EntryTimeout(f'entry used more than {seconds}s of CPU time')
-    old = signal.signal(signal.SIGPROF, handler)
-    signal.setitimer(signal.ITIMER_PROF, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, old)
-
 
 def check_entry(key, max_samples=MAX_SAMPLES, timeout=ENTRY_TIMEOUT_S):
     """Run the check for one entry. Returns a JSON-able dict::
@@ -681,12 +633,23 @@ def check_entry(key, max_samples=MAX_SAMPLES, timeout=ENTRY_TIMEOUT_S):
                                              'first_skip': str}, ...}},
          'gradient': {...}}            # only for entries in the gradient domain
     """
-    import time
-    t0, c0 = time.perf_counter(), time.process_time()
-    out = _check_entry(key, max_samples, timeout)
-    out['seconds'] = round(time.perf_counter() - t0, 3)
-    out['cpu_seconds'] = round(time.process_time() - c0, 3)
-    return out
+    return timed(_check_entry, key, max_samples, timeout)
+
+
+def _samples(op, dtype, grad, max_samples):
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        return list(itertools.islice(op.sample_inputs('cpu', dtype, requires_grad=grad), max_samples))
+
+
+def _dtype_groups(op, key, fn, ks, max_samples):
+    """_harness.run_groups's groups: one per tested dtype; the gradient is checked in float32 only."""
+    for dtype in tested_dtypes(op):
+        grad = 'gradient' in ks and dtype == torch.float32
+        yield (str(dtype)[6:], [k for k in ks if k == 'forward' or grad],
+               lambda dtype=dtype, grad=grad: _samples(op, dtype, grad, max_samples),
+               lambda sample, dtype=dtype, grad=grad: run_sample(op, key, fn, sample, dtype, grad))
 
 
 def _check_entry(key, max_samples, timeout):
@@ -696,63 +659,14 @@ def _check_entry(key, max_samples, timeout):
     if not ks:
         out['note'] = 'supports neither float32 nor int64 on CPU'
         return out
-    stats = {k: {} for k in ks}
-    entry_error = None
     try:
         fn, _ = resolve(op)
     except NotImplementedInTorchlike as e:
-        fn = None
-        entry_error = str(e)
-    if fn is not None:
-        try:
-            with _time_limit(timeout):
-                for dtype in tested_dtypes(op):
-                    dn = str(dtype)[6:]
-                    grad = 'gradient' in ks and dtype == torch.float32
-                    for k in ks:
-                        if k == 'forward' or grad:
-                            stats[k][dn] = {'pass': 0, 'fail': 0, 'skip': 0, 'first_fail': '', 'first_skip': ''}
-                    torch.manual_seed(0)
-                    try:
-                        with warnings.catch_warnings():
-                            warnings.simplefilter('ignore')
-                            samples = list(itertools.islice(
-                                op.sample_inputs('cpu', dtype, requires_grad=grad), max_samples))
-                    except Exception as e:
-                        for k in stats:
-                            if dn in stats[k]:
-                                stats[k][dn]['first_skip'] = f'sample generation fails: {_exc(e)}'
-                        continue
-                    for si, sample in enumerate(samples):
-                        r = run_sample(op, key, fn, sample, dtype, grad)
-                        for k, (st, msg) in r.items():
-                            s = stats[k][dn]
-                            s[st.lower()] += 1
-                            slot = 'first_fail' if st == 'FAIL' else 'first_skip' if st == 'SKIP' else None
-                            if slot and not s[slot]:
-                                s[slot] = f'sample {si} ({describe(sample)}): {msg}'
-        except EntryTimeout as e:
-            entry_error = str(e)
+        stats, entry_error = {k: {} for k in ks}, str(e)
+    else:
+        stats, entry_error = run_groups(_dtype_groups(op, key, fn, ks, max_samples), ks, timeout,
+                                        lambda si, sample: f'sample {si} ({describe(sample)})')
     for k in ks:
-        res = {'dtypes': stats[k]}
-        if entry_error:
-            res['status'], res['reason'] = 'FAIL', entry_error
-        else:
-            fails = [(dn, s) for dn, s in stats[k].items() if s['fail']]
-            npass = sum(s['pass'] for s in stats[k].values())
-            if fails:
-                dn, s = fails[0]
-                res['status'], res['reason'] = 'FAIL', f'{dn} {s["first_fail"]}'
-            elif not npass:
-                skips = [f'{dn}: {s["first_skip"]}' for dn, s in stats[k].items() if s['first_skip']]
-                res['status'] = 'FAIL'
-                res['reason'] = 'no runnable samples' + (f' ({skips[0]})' if skips else '')
-            else:
-                res['status'], res['reason'] = 'PASS', ''
-        out[k] = res
+        out[k] = {'dtypes': stats[k]}
+        out[k]['status'], out[k]['reason'] = verdict(stats[k], entry_error)
     return out
-
-
-def short(reason, n=200):
-    reason = ' '.join(str(reason).split())
-    return reason if len(reason) <= n else reason[:n - 3] + '...'

@@ -88,3 +88,13 @@ def assert_same_named(tl, th, atol=1e-5, rtol=1e-5):
             assert_same_named(a, b, atol, rtol)
         return
     assert_same(tl, th, atol, rtol)
+
+
+@pytest.fixture
+def eager_mode():
+    """Pin eager execution for a test about an eager-only mechanism (e.g. the fused backward), so the suite
+    also holds when run with TORCHLIKE_MODE=lazy."""
+    prev = torchlike.get_execution_mode()
+    torchlike.set_execution_mode('eager')
+    yield
+    torchlike.set_execution_mode(prev)

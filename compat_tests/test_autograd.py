@@ -1,7 +1,9 @@
 """Autograd API against real torch: tape, grads, hooks, Function, grad modes, errors, functional."""
 import pytest
+import torch
 
-from conftest import check
+import torchlike
+from conftest import assert_same, check
 
 
 def names(T, t):
@@ -381,3 +383,39 @@ def test_backward_from_several_outputs_of_one_node():
         T.autograd.backward([a, b, c], [T.ones(2), T.ones(2) * 2, T.ones(2) * 3])
         return x.grad
     check(f)
+
+
+def test_leaf_hook_runs_for_autograd_grad():
+    """Regression: a leaf's register_hook also runs when autograd.grad computes that leaf's gradient (torch
+    registers it on the grad accumulator), and its return value is what grad() returns."""
+    def f(lib):
+        x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        seen = []
+        x.register_hook(lambda g: seen.append(g.clone()))
+        (g,) = lib.autograd.grad((x.sin() * x).sum(), x, create_graph=True)
+        g.sum().backward()
+        x.register_hook(lambda g: g * 2)
+        (h,) = lib.autograd.grad((x * x).sum(), x)
+        return [g.detach(), h, x.grad] + [s.detach() for s in seen]
+    tl, th = f(torchlike), f(torch)
+    assert len(tl) == len(th)
+    for a, b in zip(tl, th):
+        assert_same(a, b, atol=1e-6)
+
+
+def test_custom_function_gradient_takes_input_dtype():
+    """Regression: a custom Function's backward returning another dtype is cast to the input's dtype, as torch's
+    engine does (validate_outputs)."""
+    def fn(T):
+        class Half(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return (g * 2).double()
+        x = T.ones(3, requires_grad=True)
+        Half.apply(x).sum().backward()
+        return x.grad
+    check(fn)

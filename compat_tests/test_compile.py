@@ -174,9 +174,10 @@ def test_disable_decorator_and_is_compiling():
     assert seen[-1] == 'eager'
 
 
-def test_training_step_with_backward_runs_eagerly_with_a_warning():
-    # backward()/optimizer.step() inside the compiled function are graph breaks for now: the step must
-    # still train exactly as eager torch does
+def test_training_step_with_backward_runs_lazily_with_a_warning():
+    # backward()/optimizer.step() inside the compiled function are graph breaks for the tracer: the step runs in
+    # lazy mode instead (one cached program per call, nothing compiled after the first calls) and must still
+    # train exactly as eager torch does
     th, tl = _pair()
 
     def make_step(T, m):
@@ -193,8 +194,12 @@ def test_training_step_with_backward_runs_eagerly_with_a_warning():
     st = torchlike.compile(make_step(torchlike, tl))
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter('always')
-        for _ in range(3):
+        for i in range(4):
+            if i == 2:
+                m = torchlike.debug.metrics()
             assert_same(st(torchlike.tensor(X)), sh(torch.tensor(X)), atol=1e-5)
-    assert any('graph break' in str(x.message) for x in w)
+    assert any('graph break' in str(x.message) and 'lazy mode' in str(x.message) for x in w)
+    assert torchlike.debug.metrics()['compiles'] == m['compiles']
+    assert torchlike.debug.metrics()['cache_hits'] >= m['cache_hits'] + 2
     for ph, pt in zip(th.parameters(), tl.parameters()):
         assert_same(pt, ph, atol=1e-5)

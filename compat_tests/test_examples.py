@@ -35,7 +35,8 @@ class Run:
     """An example run as a subprocess under real torch or torchlike, once ``start()`` is called."""
 
     def __init__(self, lib, script, args, log, after=None, then=None):
-        runner = [sys.executable] if lib == 'torch' else [sys.executable, '-m', 'torchlike']
+        runner = {'torch': [sys.executable], 'torchlike': [sys.executable, '-m', 'torchlike'],
+                  'lazy': [sys.executable, '-m', 'torchlike', '--mode', 'lazy']}[lib]
         self.cmd = runner + [script, '--loss-log', str(log)] + [str(a) for a in args]
         self.log, self.after, self.then, self.proc = log, after, then, None
 
@@ -105,6 +106,9 @@ def runs(tmp_path_factory):
         'resumed_th': Run('torch', IMAGE, image + ['--epochs', 2, '--resume', '--checkpoint', tmp / 'tl_th.ckpt'],
                           tmp / 'resumed_th.json', after='first'),
         'char_torch': Run('torch', CHAR, chars, tmp / 'char_th.json'),
+        # every whole-script test also runs in lazy mode (Note [Lazy execution])
+        'lazy': Run('lazy', IMAGE, image + ['--epochs', 2, '--checkpoint', tmp / 'lazy.ckpt'], tmp / 'lazy.json'),
+        'char_lazy': Run('lazy', CHAR, chars, tmp / 'char_lazy.json'),
         'char_dropout': Run('torchlike', CHAR, ['--limit', 64, '--batch-size', 64, '--epochs', 4, '--shuffle',
                                                 '--lr', 0.02, '--sample-len', 0], tmp / 'char_dropout.json'),
     })
@@ -123,6 +127,18 @@ def test_image_classification_matches_torch(runs):
     assert resumed_out.splitlines()[1] == th_out.splitlines()[1]
     assert th_out.splitlines()[-1] == resumed_out.splitlines()[-1] == 'Finished Training'
     assert len(th_out.splitlines()) == 3                         # one line per epoch: no progress bar in a pipe
+
+
+def test_examples_in_lazy_mode_match_torch(runs):
+    """The same scripts under `python -m torchlike --mode lazy`: per-step losses, accuracies and the printed
+    lines agree with torch's."""
+    (th, th_out), (lz, lz_out) = runs['torch'], runs['lazy']
+    np.testing.assert_allclose(lz['losses'], th['losses'], rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(lz['accuracy'], th['accuracy'], atol=0.3)
+    assert lz_out.splitlines() == th_out.splitlines()
+    (cth, cth_out), (clz, clz_out) = runs['char_torch'], runs['char_lazy']
+    np.testing.assert_allclose(clz['losses'], cth['losses'], rtol=1e-4, atol=1e-4)
+    assert clz_out.splitlines()[-1] == cth_out.splitlines()[-1]
 
 
 def test_image_classification_checkpoint_resumes_in_torch(runs):

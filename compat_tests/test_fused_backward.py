@@ -13,6 +13,8 @@ from torchlike._engine import fused
 
 from conftest import assert_same
 
+pytestmark = pytest.mark.usefixtures('eager_mode')   # fusion is eager mode's mechanism
+
 
 def _leaves(T, n, shapes, seed=0):
     rs = np.random.RandomState(seed)

@@ -19,7 +19,10 @@ On a loaded shared machine torch's default OpenMP threads spin against other pro
 inflate erratically (measured: Net 9 ms -> 265-730 ms); --torch-threads 1 gives stable torch figures there.
 """
 import argparse
+import contextlib
+import importlib.util
 import json
+import os
 import statistics
 import sys
 import time
@@ -31,31 +34,51 @@ import jax.numpy as jnp
 import torch
 import torchlike as tl
 import torchlike.nn  # noqa: F401  (until torchlike imports nn itself)
+from torchlike._runner import TorchAliasFinder
 
 
 # ---- the models, written once against a library namespace T (torch or torchlike) ----------------------------
 
 def make_net(T):
-    nn, F = T.nn, T.nn.functional
+    """The CIFAR-10 tutorial CNN: examples/image_classification.py's ``Net``, the one definition of it."""
+    return _example('image_classification', T).Net()
 
-    class Net(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.conv1 = nn.Conv2d(3, 6, 5)
-            self.pool = nn.MaxPool2d(2, 2)
-            self.conv2 = nn.Conv2d(6, 16, 5)
-            self.fc1 = nn.Linear(16 * 5 * 5, 120)
-            self.fc2 = nn.Linear(120, 84)
-            self.fc3 = nn.Linear(84, 10)
 
-        def forward(self, x):
-            x = self.pool(F.relu(self.conv1(x)))
-            x = self.pool(F.relu(self.conv2(x)))
-            x = x.view(-1, 16 * 5 * 5)
-            x = F.relu(self.fc1(x))
-            x = F.relu(self.fc2(x))
-            return self.fc3(x)
-    return Net()
+def _example(name, T):
+    """examples/<name>.py loaded as a module of its own whose ``import torch`` gives library T."""
+    spec = importlib.util.spec_from_file_location(f'_{name}_{T.__name__}', os.path.join(EXAMPLES, name + '.py'))
+    mod = importlib.util.module_from_spec(spec)
+    with _torch_means(T):
+        spec.loader.exec_module(mod)
+    return mod
+
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'examples')
+
+
+@contextlib.contextmanager
+def _torch_means(T):
+    """While the block runs, ``import torch[.X]`` gives library T's module. For torchlike: its alias finder
+    (Note [The torch alias] in torchlike/_runner.py), with the real torch modules this process has already
+    imported set aside meanwhile (an import would find them first) and put back after."""
+    if T is torch:
+        yield
+        return
+
+    def torch_modules():
+        return {k: v for k, v in sys.modules.items() if k == 'torch' or k.startswith('torch.')}
+    real = torch_modules()
+    for k in real:
+        del sys.modules[k]
+    finder = TorchAliasFinder()
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+        for k in torch_modules():
+            del sys.modules[k]
+        sys.modules.update(real)
 
 
 VOCAB, EMB, HID, OUT, P = 65, 64, 128, 65, 0.2

@@ -31,10 +31,27 @@ from . import serialization  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
+from ._engine.lazy import set_execution_mode, get_execution_mode, sync  # noqa: E402,F401
+from . import debug  # noqa: E402,F401
+from ._engine import lazy as _lazy  # noqa: E402
+optim.optimizer.register_optimizer_step_post_hook(_lazy._step_boundary)   # the end of a step is a sync point
 from . import func  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
 from . import fft, linalg, signal  # noqa: E402,F401
 from . import _dynamo, compiler  # noqa: E402,F401
 from ._dynamo.eval_frame import compile  # noqa: E402,F401
+
+from . import backends  # noqa: E402,F401
+from ._determinism import *  # noqa: E402,F401,F403  (determinism / float32 matmul precision flags)
+from . import profiler  # noqa: E402,F401
+
+from . import amp, cpu  # noqa: E402,F401  (automatic mixed precision)
+from .amp import autocast  # noqa: E402,F401
+from .amp.autocast_mode import (is_autocast_enabled, set_autocast_enabled, get_autocast_dtype,  # noqa: E402,F401
+                                set_autocast_dtype, is_autocast_cpu_enabled, set_autocast_cpu_enabled,
+                                get_autocast_cpu_dtype, set_autocast_cpu_dtype, get_autocast_gpu_dtype,
+                                set_autocast_gpu_dtype, is_autocast_cache_enabled, set_autocast_cache_enabled,
+                                autocast_increment_nesting, autocast_decrement_nesting, clear_autocast_cache)
+from .amp.grad_scaler import _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_  # noqa: E402,F401
 
 __version__ = '2.13.0'

@@ -37,7 +37,7 @@ _CHILD_PRELUDE = 'import torchlike._runner; torchlike._runner.install_alias(); '
 _MP_PROGS = ('from multiprocessing.spawn import spawn_main', 'from multiprocessing.forkserver import main')
 
 USAGE = """\
-usage: python -m torchlike [-h | -V] [-c cmd | -m mod | file | -] [arg] ...
+usage: python -m torchlike [-h | -V] [--mode M] [-c cmd | -m mod | file | -] [arg] ...
 Runs an unchanged PyTorch program on torchlike: `import torch` and every `torch.X.Y`
 resolve to torchlike's module of the same path. Interpreter options (-u, -O, -W, -X ...)
 go before `-m torchlike`, e.g. `python -u -m torchlike train.py`.
@@ -48,6 +48,8 @@ Options:
                a torch.X module runs torchlike.X
 -h, --help   : print this help message and exit
 -V, --version: print the torchlike version and exit
+--mode M     : execution mode, eager (op by op) or lazy (ops recorded and run as compiled
+               programs at sync points); default: $TORCHLIKE_MODE or eager
 
 Arguments:
 file         : program read from script file (or a directory / zipfile with __main__.py)
@@ -218,6 +220,14 @@ def main(argv=None):
     if first in ('-V', '--version'):
         print(_version())
         return 0
+    if first == '--mode' or first.startswith('--mode='):        # Note [Lazy execution]
+        mode = first[7:] if first.startswith('--mode=') else (args[1] if len(args) > 1 else None)
+        if mode not in ('eager', 'lazy'):
+            return _usage_error(f"--mode expects 'eager' or 'lazy', got {mode!r}")
+        os.environ['TORCHLIKE_MODE'] = mode       # child processes (DataLoader workers) inherit it
+        from ._engine import lazy
+        lazy.set_execution_mode(mode)
+        return main(args[1:] if first.startswith('--mode=') else args[2:])
     if first.startswith('-c') or first.startswith('-m'):
         flag, value = first[:2], first[2:]
         rest = args[1:]

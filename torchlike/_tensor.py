@@ -13,6 +13,8 @@ from ._device import as_device, from_jax, jax_device, CPU
 from ._engine import dispatch, autograd, views
 from ._engine.state import state
 from ._engine.jaxrt import jax, jnp
+from ._engine import lazy
+from ._engine.lazy import LazyArray
 
 
 class Tensor:
@@ -48,10 +50,24 @@ class Tensor:
 
     # -- the cell -------------------------------------------------------------------------
     def _value(self):
+        """The concrete array (a sync point in lazy mode: Note [Lazy execution])."""
+        if self._base is None:
+            v = self._v
+        else:
+            if self._src is not self._base._v:
+                self._refresh()
+            v = self._v
+        if type(v) is LazyArray:
+            # keep the concrete array: code reading ``_v`` directly (traced/fused engines) never sees a
+            # materialized LazyArray (views of this root refresh once from it)
+            v = self._v = v.get()
+        return v
+
+    def _raw(self):
+        """The array as it is: concrete, or pending (a LazyArray) in lazy mode."""
         if self._base is None:
             return self._v
-        root = self._base
-        if self._src is not root._v:
+        if self._src is not self._base._v:
             self._refresh()
         return self._v
 
@@ -142,41 +158,41 @@ class Tensor:
         """Overwrite values without autograd (out=, .grad accumulation, optimizer updates under no_grad)."""
         if self._base is None:
             if not resize and arr.shape != self._v.shape:
-                arr = jnp.broadcast_to(arr, self._v.shape)
+                arr = _broadcast_cast(arr, self._v.shape, self._v.dtype)
             self._v = arr
         else:
             root = self._base
             root._v = views.write(root._v, arr, self._view)
-            self._v = jnp.broadcast_to(arr, self.shape).astype(self._v.dtype)
+            self._v = _broadcast_cast(arr, tuple(self.shape), self._v.dtype)
             self._src = root._v
         self._vc_obj()[0] += 1
 
     # -- metadata -------------------------------------------------------------------------
     @property
     def shape(self):
-        return Size(self._value().shape)
+        return Size(self._raw().shape)
 
     def size(self, dim=None):
-        s = self._value().shape
+        s = self._raw().shape
         if dim is None:
             return Size(s)
         return s[_wrap_dim(dim, len(s))]
 
     @property
     def dtype(self):
-        return D.from_np(self._value().dtype)
+        return D.from_np(self._raw().dtype)
 
     @property
     def ndim(self):
-        return self._value().ndim
+        return self._raw().ndim
 
     def dim(self):
-        return self._value().ndim
+        return self._raw().ndim
 
     ndimension = dim
 
     def numel(self):
-        return self._value().size
+        return self._raw().size
 
     nelement = numel
 
@@ -184,7 +200,7 @@ class Tensor:
         return self.dtype.itemsize
 
     def stride(self, dim=None):
-        s = self._value().shape
+        s = self._raw().shape
         st = None
         if self._base is not None:     # a view: the strides of its positions in its root (shape.view_geometry)
             from ._ops.shape import view_geometry
@@ -229,7 +245,7 @@ class Tensor:
 
     @property
     def device(self):
-        v = self._value()
+        v = self._raw()
         try:
             return from_jax(next(iter(v.devices())))
         except Exception:
@@ -259,7 +275,7 @@ class Tensor:
     @property
     def grad_fn(self):
         if self._base is not None:
-            self._value()
+            self._raw()
         return self._grad_fn
 
     @property
@@ -320,7 +336,7 @@ class Tensor:
             if t is None or not t._retains_grad:
                 return
             if t._grad is None:
-                t._grad = g.detach() if g.requires_grad and not state.grad_enabled else dispatch.wrap(g._value()) \
+                t._grad = g.detach() if g.requires_grad and not state.grad_enabled else dispatch.wrap(g._raw()) \
                     if not state.grad_enabled else g
             else:
                 t._grad = t._grad + g
@@ -375,7 +391,7 @@ class Tensor:
             raise TypeError("Tensor.data must be a Tensor")
         if self._base is not None:
             self._base, self._view = None, ()
-        self._v = other._value()
+        self._v = other._raw()
         self._vc = None     # earlier views keep the old values, as they keep the old storage in torch
 
     # -- sync points ----------------------------------------------------------------------
@@ -428,7 +444,7 @@ class Tensor:
         return np.asarray(v).reshape(()).item()
 
     def __len__(self):
-        s = self._value().shape
+        s = self._raw().shape
         if not s:
             raise TypeError("len() of a 0-d tensor")
         return s[0]
@@ -532,6 +548,17 @@ class Tensor:
     def data_ptr(self):
         from .storage import tensor_data_ptr
         return tensor_data_ptr(self)
+
+
+_bc_cache = {}
+
+
+def _broadcast_cast(arr, shape, dtype):
+    key = (shape, np.dtype(dtype))
+    f = _bc_cache.get(key)
+    if f is None:
+        f = _bc_cache[key] = jax.jit(lambda a: jnp.broadcast_to(a, shape).astype(dtype))
+    return lazy.call(f, ('broadcast_cast',) + key, (arr,))
 
 
 def _rebuild(arr, requires_grad, device='cpu'):

@@ -14,6 +14,8 @@ non-empty ``options`` raise NotImplementedError: there is no FX graph to hand ov
 import functools
 import warnings
 
+from .._engine import lazy
+
 from .._engine import traced
 from .._engine.state import state
 from ..nn.modules.module import Module
@@ -44,8 +46,10 @@ class _Compiled:
         return key
 
     def __call__(self, *args, **kwargs):
-        if self.eager or self.broken or _disabled[0] or traced.is_tracing():
+        if self.eager or _disabled[0] or traced.is_tracing():
             return self.fn(*args, **kwargs)
+        if self.broken:
+            return _run_lazy(self.fn, args, kwargs)
         try:
             key = self._key(args, kwargs)
             prog = self.programs.get(key)
@@ -61,10 +65,19 @@ class _Compiled:
                 raise exc.Unsupported(f"torch.compile(fullgraph=True) could not capture one graph: {e}") from None
             if not config.suppress_errors:
                 warnings.warn(f"torch.compile: graph break ({e}); running {getattr(self.fn, '__qualname__', 'it')} "
-                              "eagerly.")
+                              "in lazy mode (its ops recorded and run as one compiled program per call).")
             self.broken = True
-            return self.fn(*args, **kwargs)
+            return _run_lazy(self.fn, args, kwargs)
         return traced.call(prog, args, kwargs)
+
+
+def _run_lazy(fn, args, kwargs):
+    """A call that cannot be one traced program runs in lazy mode (Note [Lazy execution]): a training step
+    with backward() and optimizer.step() still becomes one cached XLA program, synced when the call returns."""
+    with lazy.mode('lazy'):
+        out = fn(*args, **kwargs)
+    lazy.sync()
+    return out
 
 
 _disabled = [False]

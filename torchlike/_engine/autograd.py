@@ -15,7 +15,7 @@ import itertools
 
 from .jaxrt import jax, jnp
 from .state import state
-from . import dispatch
+from . import dispatch, lazy
 from .registry import Op, _camel as _camel_name
 
 _seq = itertools.count()
@@ -252,6 +252,9 @@ def record(op, key, leaves, arrays, outs):
     return node
 
 
+_add_grads = jax.jit(jnp.add)
+
+
 # Node.apply returns grads per diff leaf; map them onto next_functions slots.
 def _node_apply(node, grads, create_graph):
     if type(node) is AccumulateGrad or node.op is None:
@@ -272,7 +275,7 @@ def _node_apply(node, grads, create_graph):
         dyn = [t if isinstance(t, T) else a for t, a in zip(node.tensors, node.arrays)]
     else:
         dyn = list(node.arrays)
-        cots = [c._value() if isinstance(c, T) else c for c in cots]
+        cots = [c._raw() if isinstance(c, T) else c for c in cots]
     res = dispatch.apply(bop, tuple(dyn) + tuple(cots), (node.key, node.diff_idx, node.out_idx))
     if not isinstance(res, tuple):
         res = (res,)
@@ -449,6 +452,12 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                     r = fn(tuple(grads))
                     if r is not None:
                         grads = list(r)
+            if type(node) is AccumulateGrad and grads and grads[0] is not None:
+                # a leaf's hooks (register_hook) run before its gradient is captured or accumulated
+                for fn in node.variable.__dict__.get('_leaf_hooks', ()):
+                    r = fn(grads[0])
+                    if r is not None:
+                        grads[0] = r
             if capture:
                 for i, g in enumerate(grads):
                     ks = capture.get((node, i))
@@ -497,19 +506,15 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
 def _accumulate(var, g, create_graph):
     if g is None:
         return
-    for fn in var.__dict__.get('_leaf_hooks', ()):
-        r = fn(g)
-        if r is not None:
-            g = r
     if g.shape != var.shape:
         g = g.expand(var.shape) if g.numel() == 1 else g
     if var._grad is None:
         # the engine's gradient tensors are fresh and unshared: take the array, drop any history
-        var._grad = g if create_graph else dispatch.wrap(g._value())
+        var._grad = g if create_graph else dispatch.wrap(g._raw())
     elif create_graph:
         var._grad = var._grad + g
     else:
-        var._grad._set_value_inplace(var._grad._value() + g._value())
+        var._grad._set_value_inplace(lazy.call(_add_grads, "add_grads", (var._grad._raw(), g._raw())))
     for fn in var.__dict__.get('_post_acc_hooks', ()):
         fn(var)
 

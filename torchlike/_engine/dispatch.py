@@ -5,6 +5,13 @@ apply(op, dyn, static, out) does, in order:
   (op, static attrs, compute dtype); jax.jit specialises on shapes/dtypes itself) -> wrap
   results -> autograd recording -> view bookkeeping -> out= handling.
 Autocast and the lazy executor plug in here (later issues) without touching op bodies.
+
+Note [Dispatch modes]
+Features that must see every op call without changing op bodies (autocast, the profiler)
+push a *mode* on ``state.modes``: a callable ``mode(op, dyn, static, out, call)`` that may
+rewrite the arguments, time or skip the call, and runs the rest of the stack with
+``call(dyn, static, out)``. With no mode pushed, apply costs one attribute test more.
+Modes are thread-local, as autocast state is in PyTorch.
 """
 import numbers
 
@@ -13,6 +20,8 @@ import numpy as np
 from .. import _dtype as D
 from .jaxrt import jax, jnp
 from .state import state
+from . import lazy
+from .lazy import LazyArray
 
 Tensor = None          # set by torchlike._tensor (avoids an import cycle)
 Node = None            # set by autograd
@@ -149,6 +158,33 @@ def compiled(op, key):
 # ---- apply -----------------------------------------------------------------------------
 
 def apply(op, dyn, static=(), out=None):
+    if state.modes:
+        return _through_modes(op, dyn, static, out, 0)
+    return _apply(op, dyn, static, out)
+
+
+def _through_modes(op, dyn, static, out, i):
+    modes = state.modes
+    if i >= len(modes):
+        return _apply(op, dyn, static, out)
+    return modes[i](op, dyn, static, out, lambda d, s, o: _through_modes(op, d, s, o, i + 1))
+
+
+def push_mode(mode):
+    state.modes = state.modes + (mode,)
+
+
+def pop_mode(mode):
+    """Remove ``mode`` (the innermost occurrence) from the stack."""
+    modes = list(state.modes)
+    for i in range(len(modes) - 1, -1, -1):
+        if modes[i] is mode:
+            del modes[i]
+            break
+    state.modes = tuple(modes)
+
+
+def _apply(op, dyn, static=(), out=None):
     if op.lists:
         leaves, struct = [], []
         for i, a in enumerate(dyn):
@@ -165,13 +201,16 @@ def apply(op, dyn, static=(), out=None):
     arrays = []
     grad = False
     grad_on = state.grad_enabled
+    lazy_on = state.mode == 'lazy'
     for a in leaves:
         if isinstance(a, Tensor):
-            arrays.append(a._value())
+            arrays.append(a._raw() if lazy_on else a._value())
             if grad_on and a.requires_grad:
                 grad = True
         elif a is None or type(a) in _scalar_types or type(a) is _ArrayImpl:
             arrays.append(a)
+        elif type(a) is LazyArray:         # saved values handed back by the autograd engine
+            arrays.append(a if lazy_on else a.get())
         elif isinstance(a, jax.Array):
             arrays.append(a)
         elif isinstance(a, (numbers.Number, np.bool_)):
@@ -192,7 +231,13 @@ def apply(op, dyn, static=(), out=None):
     f = op.cache.get(key)
     if f is None:
         f = compiled(op, key)
-    res = f(*arrays)
+    if lazy_on:         # Note [Lazy execution]
+        if op.jit:
+            res = lazy.record(f, (op, key), arrays)
+        else:
+            res = lazy.record_or_run(f, (op, key), arrays)
+    else:
+        res = f(*arrays)
     if type(res) is tuple or type(res) is list:
         outs = tuple(_wrap(r) for r in res)
         single = False

@@ -16,6 +16,7 @@ anomaly mode. Anything else (and every cold graph) takes the node-by-node engine
 defines the semantics this must reproduce; the version checks and buffer release are the same.
 """
 from .jaxrt import jax, jnp
+from .state import state
 from . import autograd as _ag
 from . import dispatch
 
@@ -31,10 +32,15 @@ def _plain(node):
             and node._retain_hooks is None)
 
 
+enabled = True        # off while a profiler records (it reports the backward node by node)
+
+
 def try_run(roots, retain_graph):
     """Run the backward of ``roots`` ([((node, nr), grad Tensor or None)]; None is the implicit ones
     gradient of a scalar) fused if the graph is plain and hot. Returns False (having done nothing) when
     the node-by-node engine must run instead."""
+    if not enabled or state.mode == 'lazy':     # (the lazy graph fuses the backward with the forward already)
+        return False
     Node, Acc = _ag.Node, _ag.AccumulateGrad
     ops, sinks = [], []
     stack = [n for (n, _), _g in roots]

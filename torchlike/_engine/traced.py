@@ -29,7 +29,8 @@ import weakref
 import numpy as np
 
 from .jaxrt import jax, jnp
-from . import dispatch
+from . import dispatch, lazy
+from .lazy import LazyArray
 from .state import state
 from .. import _dtype as D
 
@@ -59,6 +60,8 @@ class _Recorder:
     def note(self, root):
         if id(root) not in self.roots:
             v = root._v
+            if type(v) is LazyArray:         # resolved by trace()'s sync; hold the concrete array
+                v = root._v = v.get()
             if not isinstance(v, _Tracer):
                 self.roots[id(root)] = (root, v, root._vc_obj()[0] if root._vc is not None else None)
 
@@ -164,6 +167,7 @@ def trace(fn, args, kwargs):
     if _active:
         raise GraphBreak("a compiled function called inside another compiled function's trace")
     stats['traces'] += 1
+    lazy.sync()           # pending lazy work runs first: the trace captures concrete arrays
     leaves, tree = _flatten((args, kwargs))
     tpos = [i for i, x in enumerate(leaves) if isinstance(x, _Tensor)]
     in_arrays = [leaves[i]._value() for i in tpos]

@@ -14,7 +14,7 @@ node), so gradients route through the write like any other op.
 """
 from .jaxrt import jax, jnp, lax
 from .registry import op
-from . import dispatch
+from . import dispatch, lazy
 
 DETACHING = {'detach'}
 # flags a view passes on to views of it: outputs of multi-view ops (unbind/split) and views that may hold an
@@ -79,7 +79,7 @@ def replay(root_value, chain):
     f = _replay_cache.get(chain)
     if f is None:
         f = _replay_cache[chain] = jax.jit(lambda v: _apply_chain(v, chain))
-    return f(root_value)
+    return lazy.call(f, ('replay', chain), (root_value,))
 
 
 # Reinterpreting view steps (view(dtype), view_as_real/view_as_complex, .real/.imag) are not index-only: the
@@ -114,7 +114,7 @@ def write(root_value, new_value, chain):
     f = _write_cache.get(chain)
     if f is None:
         f = _write_cache[chain] = jax.jit(lambda b, n: _write(b, n, chain))
-    return f(root_value, new_value)
+    return lazy.call(f, ('write', chain), (root_value, new_value))
 
 
 @op('_copy_slices', static=('chain',), node='torch::autograd::CopySlices', saves=(), function=False, method=False)

@@ -1,4 +1,6 @@
 """Helpers shared by op families: dim wrapping with PyTorch's errors, dim-list normalisation."""
+import ml_dtypes as _ml
+import numpy as _np
 
 
 def wrap_dim(dim, ndim):
@@ -20,3 +22,12 @@ def wrap_dims(dim, ndim):
         d = next(d for d in out if out.count(d) > 1)
         raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     return out
+
+
+_BF16 = _np.dtype(_ml.bfloat16)
+
+
+def inexact(dt):
+    """Floating or complex (numpy dtype of an array). numpy reports bfloat16 as kind 'V', so a test of
+    ``dtype.kind in 'fc'`` would treat bfloat16 as non-floating."""
+    return dt.kind in 'fc' or dt == _BF16

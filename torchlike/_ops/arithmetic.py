@@ -7,6 +7,7 @@ Registered with ``@pw``: see Note [Pointwise front ends] in pointwise.py.
 import numpy as np
 
 from .. import _dtype as D
+from ._util import inexact
 from .._engine import dispatch
 from .._engine.registry import op, public, method, PUBLIC, METHODS
 from .._engine.jaxrt import jax, jnp, lax
@@ -525,7 +526,7 @@ def _lerp_check(input, end, weight):
 @pw('lerp', tensors=('input', 'end'), check=_lerp_check, bc=True, inplace=True, saves=(),
     select=lambda i, e, w: 't' if isinstance(w, Tensor) else None, variants={'t': ('LerpBackward1', 'inputs')})
 def lerp(input, end, weight):
-    if input.dtype.kind not in 'fc':
+    if not inexact(input.dtype):
         not_impl('lerp_kernel_tensor' if jnp.ndim(weight) and kind(weight) else 'lerp_kernel_scalar', input)
     w = jnp.asarray(weight, input.dtype)
     d = end - input

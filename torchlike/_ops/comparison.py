@@ -4,6 +4,7 @@ nan_to_num, eq/ne/lt/le/gt/ge (and aliases), logical_and/or/xor/not and the bitw
 Registered with ``@pw``: see Note [Pointwise front ends] in pointwise.py.
 """
 from .._engine import dispatch
+from ._util import inexact
 from .._engine.registry import op, public
 from .._engine.jaxrt import jnp, lax
 from .._tensor import Tensor
@@ -24,9 +25,9 @@ def _isclose_check(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 def _isclose(input, other, rtol, atol, equal_nan):
     check_broadcast(input, other)
     close = input == other
-    if equal_nan and input.dtype.kind in 'fc':
+    if equal_nan and inexact(input.dtype):
         close = close | (jnp.isnan(input) & jnp.isnan(other))
-    if input.dtype.kind not in 'fc':
+    if not inexact(input.dtype):
         input, other = input.astype(jnp.float64), other.astype(jnp.float64)
     allowed = atol + jnp.abs(rtol * other)
     actual = jnp.abs(input - other)
@@ -74,17 +75,17 @@ def equal(input, other):
 
 @pw('isnan', differentiable=False, out=False)
 def isnan(input):
-    return jnp.isnan(input) if input.dtype.kind in 'fc' else jnp.zeros(input.shape, jnp.bool_)
+    return jnp.isnan(input) if inexact(input.dtype) else jnp.zeros(input.shape, jnp.bool_)
 
 
 @pw('isinf', differentiable=False, out=False)
 def isinf(input):
-    return jnp.isinf(input) if input.dtype.kind in 'fc' else jnp.zeros(input.shape, jnp.bool_)
+    return jnp.isinf(input) if inexact(input.dtype) else jnp.zeros(input.shape, jnp.bool_)
 
 
 @pw('isfinite', differentiable=False, out=False)
 def isfinite(input):
-    return jnp.isfinite(input) if input.dtype.kind in 'fc' else jnp.ones(input.shape, jnp.bool_)
+    return jnp.isfinite(input) if inexact(input.dtype) else jnp.ones(input.shape, jnp.bool_)
 
 
 def _signed_inf(name, pos):

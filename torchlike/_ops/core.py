@@ -1,5 +1,6 @@
 """Core ops: dtype conversion, device moves, detach, clone, and the `to`/`type` front ends."""
 from .._layout import check_memory_format
+from ._util import inexact
 from .. import _dtype as D
 from .._device import as_device, jax_device, device as _device_cls
 from .._engine.registry import op, method
@@ -9,7 +10,7 @@ from .._engine.jaxrt import jax, jnp
 
 @op('_to_dtype', static=('dtype',), node='ToCopyBackward0', saves=(), function=False, method=False)
 def _to_dtype(input, *, dtype):
-    if dtype._cat == 1 and dtype.itemsize < 8 and input.dtype.kind in 'fc':
+    if dtype._cat == 1 and dtype.itemsize < 8 and inexact(input.dtype):
         # torch's float -> narrow int cast goes through int64 and wraps (-2.0 -> uint8 254); XLA would saturate
         input = jnp.real(input).astype(jnp.int64)
     if dtype.is_complex or not jnp.iscomplexobj(input):
@@ -67,7 +68,7 @@ def to(self, *args, **kwargs):
     t = self
     if device is not None:
         jd = jax_device(device)
-        cur = next(iter(self._value().devices()))
+        cur = next(iter(self._raw().devices()))
         if jd != cur:
             t = dispatch.apply(_to_device, (t,), (device,))
     if dtype is not None and dtype is not t.dtype:

@@ -14,7 +14,7 @@ from .._layout import check_layout, check_memory_format
 from .. import _dtype as D
 from .._device import as_device, jax_device, cpu_target
 from .._engine.registry import op, public
-from .._engine import dispatch
+from .._engine import dispatch, lazy
 from .._engine.jaxrt import jax, jnp
 
 
@@ -130,7 +130,8 @@ def _fill(size, value, dtype, device, requires_grad):
     host = cpu_target(device)
     if host is not None:
         # the value converted by the 0-d program (one per dtype, not per shape), broadcast on the host
-        v = np.asarray(dispatch.apply(_full, (value,), ((), dtype))._value())
+        with lazy.now():
+            v = np.asarray(dispatch.apply(_full, (value,), ((), dtype))._value())
         t = dispatch.wrap(jax.device_put(np.full(size, v, v.dtype), host))
     else:
         t = dispatch.apply(_full, (value,), (size, dtype))

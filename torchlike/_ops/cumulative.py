@@ -10,7 +10,7 @@ from .. import return_types
 from .._engine.registry import op, method
 from .._engine import dispatch
 from .._engine.jaxrt import jax, jnp, lax
-from ._util import wrap_dim
+from ._util import wrap_dim, inexact
 from .sorting import take, accept_numpy_kwargs
 from .reduction import _int, _tname, _upcast
 
@@ -144,7 +144,7 @@ _lcse_real.defvjp(_lcse_real_fwd, _lcse_real_bwd)
 
 @op('logcumsumexp', static=('dim',))
 def logcumsumexp(input, dim):
-    if input.dtype.kind not in 'fc':
+    if not inexact(input.dtype):
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_tname(D.from_np(input.dtype))}'")
     d = wrap_dim(dim, input.ndim)
     if input.ndim == 0 or input.shape[d] == 0:

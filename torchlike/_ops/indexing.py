@@ -38,6 +38,7 @@ from .._engine.registry import op, public, method
 from .._engine.state import state
 from .._tensor import Tensor
 from ._util import wrap_dim
+from .._engine.lazy import LazyArray
 
 _tname = dispatch._tname
 
@@ -166,10 +167,12 @@ def _first_oob(a, lo, hi):
 
 
 def _check_range(idx, lo, hi, make_error):
-    """Raise ``make_error(value)`` for the first element of ``idx`` outside [lo, hi) (one small sync)."""
+    """Raise ``make_error(value)`` for the first element of ``idx`` outside [lo, hi) (one small sync).
+    A pending index in lazy mode is not checked (no sync inside a step, as torch_xla): out-of-range
+    indices then clamp instead of raising (Note [Lazy execution])."""
     if isinstance(idx, Tensor):
-        idx = idx._value()
-    if idx.size == 0:
+        idx = idx._raw()
+    if idx.size == 0 or type(idx) is LazyArray:
         return
     if isinstance(idx, np.ndarray):
         f = idx.ravel()
@@ -614,7 +617,7 @@ def _prepare_adv(vshape, adv):
                 check.append(False)
         else:
             dims.append(r)
-            arrays.append(obj._value() if isinstance(obj, Tensor) else obj)
+            arrays.append(obj._raw() if isinstance(obj, Tensor) else obj)
             check.append(True)
     try:
         bshape = np.broadcast_shapes(*(a.shape for a in arrays))
@@ -637,7 +640,7 @@ def _finish_adv(vshape, dims, arrays, check, like):
 
 @method('__getitem__')
 def __getitem__(self, index):
-    shape = tuple(self._value().shape)
+    shape = tuple(self.shape)
     spec, kind, adv, out = _parse(shape, index)
     if adv and spec is None:
         y = self
@@ -646,7 +649,7 @@ def __getitem__(self, index):
     if not adv:
         return y
     dims, arrays, check, _ = _prepare_adv(out, adv)
-    arrays = _finish_adv(out, dims, arrays, check, self._value())
+    arrays = _finish_adv(out, dims, arrays, check, self._raw())
     return dispatch.apply(_index, (y, arrays), (tuple(dims),))
 
 
@@ -687,7 +690,7 @@ def __setitem__(self, index, value):
         if not index:
             return
         index = None
-    shape = tuple(self._value().shape)
+    shape = tuple(self.shape)
     spec, kind, adv, out = _parse(shape, index)
     if not adv:
         if is_t:
@@ -739,7 +742,7 @@ def _index_put_into(target, tshape, adv, value, is_t, strip=False, accumulate=Fa
         r, _, m = adv[0]
         _check_mask_shape(tuple(m.shape), tshape, r)
         if not isinstance(m, Tensor):
-            m = _on_device_of(m, target._value())
+            m = _on_device_of(m, target._raw())
         elif m.dtype is D.uint8:
             warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.")
         f = dispatch.apply_inplace if inplace else dispatch.apply
@@ -754,7 +757,7 @@ def _index_put_into(target, tshape, adv, value, is_t, strip=False, accumulate=Fa
         if value.dtype is not target.dtype:
             raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                                f"{_tname(target.dtype)} for the destination and {_tname(value.dtype)} for the source.")
-    arrays = _finish_adv(tshape, dims, arrays, check, target._value())
+    arrays = _finish_adv(tshape, dims, arrays, check, target._raw())
     f = dispatch.apply_inplace if inplace else dispatch.apply
     return f(_index_put, (target, arrays, value), (tuple(dims), builtins.bool(accumulate)))
 

@@ -4,19 +4,21 @@ family (addmm, addmv, addr, addbmm, baddbmm), einsum, tensordot, kron, cross, tr
 Products follow PyTorch's dtype rule: operands must share a dtype (no promotion), except outer/ger, kron
 and addr, which promote like ``mul``. Checks (ranks, sizes, dtypes) run while the body is traced, so a
 valid call pays nothing for them: jax.jit only re-traces, and so re-checks, for a new (shape, dtype).
-Float32 products use ``Precision.HIGHEST`` (full-precision passes on GPU/TPU, matching torch's CPU
-results to ~1e-6); float16/bfloat16 products accumulate in float32.
+Float32 products follow JAX's default matmul precision, which torch.set_float32_matmul_precision sets
+(torchlike/_determinism.py; 'highest' from import, as torch: full-precision passes on GPU/TPU, matching
+torch's CPU results to ~1e-6); float16/bfloat16 products accumulate in float32 (``matmul_acc``), backward included.
 """
+import functools
 import numbers
 import warnings
 
 from .. import _dtype as D
 from .._engine.registry import op, public
 from .._engine import dispatch
-from .._engine.jaxrt import jnp, lax
+from .._engine.jaxrt import jax, jnp, lax
 from ._util import wrap_dim
 
-_HI = lax.Precision.HIGHEST
+_HI = None      # the default precision: set_float32_matmul_precision decides
 
 # c10's type names as they appear in ATen messages: ScalarType names ('Float') and C++ names ('float').
 _CNAMES = {'float32': 'float', 'float64': 'double', 'float16': 'c10::Half', 'bfloat16': 'c10::BFloat16',
@@ -58,7 +60,54 @@ def _acc(dt):
 
 
 def _matmul(a, b):
-    return jnp.matmul(a, b, precision=_HI, preferred_element_type=_acc(a.dtype)).astype(a.dtype)
+    return matmul_acc(a, b, _HI)
+
+
+def matmul_acc(a, b, precision=None):
+    """jnp.matmul in ``a``'s dtype; float16/bfloat16 operands accumulate in float32 (torch's CPU gemm, and
+    the fast path of CPUs with bf16 dot units) through ``_lowp_mm``, whose backward keeps the gradient
+    products in the low dtype too (see there). ``precision=None`` follows jax_default_matmul_precision."""
+    if _acc(a.dtype) is None or a.dtype != b.dtype:
+        return jnp.matmul(a, b, precision=precision).astype(a.dtype)
+    va, vb = a.ndim == 1, b.ndim == 1          # vectors as matrices: the custom rule sees (..., n, k) @ (..., k, m)
+    y = _lowp_mm(a[None] if va else a, b[:, None] if vb else b, precision)
+    if vb:
+        y = y[..., 0]
+    if va:
+        y = y[..., 0, :] if not vb else y[..., 0]
+    return y
+
+
+def _sum_to(x, shape):
+    """Reduce a broadcast gradient ``x`` back to ``shape`` (leading dims, then size-1 dims)."""
+    lead = x.ndim - len(shape)
+    if lead:
+        x = x.sum(axis=tuple(range(lead)))
+    dims = tuple(i for i, s in enumerate(shape) if s == 1 and x.shape[i] != 1)
+    return x.sum(axis=dims, keepdims=True) if dims else x
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(2,))
+def _lowp_mm(a, b, precision):
+    return jnp.matmul(a, b, precision=precision, preferred_element_type=jnp.float32).astype(a.dtype)
+
+
+def _lowp_mm_fwd(a, b, precision):
+    return _lowp_mm(a, b, precision), (a, b)
+
+
+def _lowp_mm_bwd(precision, res, g):
+    # The automatic VJP would multiply the float32 cotangent of the accumulation with the low-precision
+    # operands, i.e. float32 products (2-4x slower on CPU). torch's backward is two low-precision gemms on
+    # the low-precision output gradient, accumulated in float32: the same here.
+    a, b = res
+    g = g.astype(a.dtype)
+    ga = jnp.matmul(g, jnp.swapaxes(b, -1, -2), precision=precision, preferred_element_type=jnp.float32)
+    gb = jnp.matmul(jnp.swapaxes(a, -1, -2), g, precision=precision, preferred_element_type=jnp.float32)
+    return _sum_to(ga, a.shape).astype(a.dtype), _sum_to(gb, b.shape).astype(b.dtype)
+
+
+_lowp_mm.defvjp(_lowp_mm_fwd, _lowp_mm_bwd)
 
 
 def _shape_str(s):

@@ -5,6 +5,7 @@ Each op is a pure JAX function; gradients are the registry's automatic VJP. Sing
 inputs: the ``_ex`` forms return LAPACK's ``info`` (computed inside the program); the plain forms read it
 back and raise ``torch.linalg.LinAlgError`` with torch's message -- a sync point, exactly where torch has one.
 """
+import math
 import warnings
 
 import numpy as np
@@ -84,6 +85,17 @@ def raise_info(info, fname, kind):
     raise LinAlgError(f"{fname}: {where}{msg}")
 
 
+def write_outs(op, results, out, ret):
+    """out= for a public form that returns fewer outputs than its op (lu_factor, ldl_factor drop ``info``):
+    each tensor is written as a single out, and the tuple comes back as the public named tuple."""
+    out = tuple(out)
+    if len(out) != len(results):
+        raise RuntimeError(f'{op.name}(): expected {len(results)} out tensors, got {len(out)}')
+    for t, r in zip(out, results):
+        dispatch._write_out(op, (r,), t, True)
+    return ret(out)
+
+
 def lu_info(lu):
     """LAPACK getrf's info: 1-based index of the first zero pivot of U, 0 when none."""
     d = jnp.diagonal(lu, axis1=-2, axis2=-1)
@@ -109,9 +121,10 @@ def _read_triangle(a, upper):
     """``_hermitian_from`` for the value, but the gradient of a function of the full Hermitian input.
 
     torch's eigh/cholesky backward formulas return a Hermitian gradient (as if both triangles were read),
-    so the gradient path goes through (A + A^H) / 2 while the value uses only the triangle LAPACK reads."""
+    so the gradient path goes through (A + A^H) / 2 while the value uses only the triangle LAPACK reads
+    (bit for bit: sym - stop_gradient(sym) is exactly zero)."""
     sym = (a + jnp.conj(jnp.swapaxes(a, -1, -2))) / 2
-    return lax.stop_gradient(_hermitian_from(a, upper) - sym) + sym
+    return _hermitian_from(lax.stop_gradient(a), upper) + (sym - lax.stop_gradient(sym))
 
 
 def _chol_info(h):
@@ -294,7 +307,11 @@ def _check_uplo(UPLO, fname):
 @op('_linalg_eigh', static=('UPLO',), node='LinalgEighBackward0', ret=return_types.linalg_eigh, function=False,
     method=False)
 def _linalg_eigh(A, *, UPLO):
-    # LAPACK runs on the triangle torch names (same eigenvector signs); the other triangle only routes gradients
+    # LAPACK runs on the triangle torch names; the other triangle only routes gradients. Eigenvector signs: jax
+    # calls reference LAPACK's ?syevd, torch's CPU build calls MKL's. They agree for n <= 2 and for n > 25 (the
+    # divide-and-conquer path, whose merge step fixes each sign), but for 3 <= n <= 25 MKL's small-matrix path
+    # picks other per-column signs than reference ?steqr, with no rule we could recover (tested: first/last/
+    # largest-entry sign, the D&C merge convention), so there eigenvectors match torch's up to sign only.
     w, v = jnp.linalg.eigh(_read_triangle(A, UPLO == 'U'), UPLO=UPLO, symmetrize_input=False)
     return w, v
 
@@ -436,7 +453,7 @@ def lu_factor(A, *, pivot=True, out=None):
     r = dispatch.apply(_linalg_lu_factor_ex, (A,), (True,))
     raise_info(r[2], 'torch.linalg.lu_factor', 'lu_factor')
     if out is not None:
-        return dispatch._write_out(_linalg_lu_factor_ex, r[:2], out, False)
+        return write_outs(_linalg_lu_factor_ex, r[:2], out, return_types.linalg_lu_factor)
     return return_types.linalg_lu_factor(r[:2])
 
 
@@ -461,11 +478,122 @@ def linalg_lu(A, *, pivot=True, out=None):
 
 # ---- matrix_exp / householder_product ---------------------------------------------------------
 
+# torch's matrix_exp (aten/src/ATen/native/LinearAlgebra.cpp, mexp): the optimized Taylor polynomials of Bader,
+# Blanes & Casas (2019), degree 1, 2, 4, 8, 12 or 18 chosen by the 1-norm of a single matrix, and for a batch
+# always degree 18 with per-matrix scaling and squaring. Matching it (rather than jax's Pade expm) keeps float32
+# results within rounding of torch's.
+_MEXP_THETAS = {   # the largest 1-norm each degree handles to unit roundoff: (1, 2, 4, 8, 12, 18)
+    4: (1.192092800768788e-07, 5.978858893805233e-04, 5.116619363445086e-02, 5.800524627688768e-01,
+        1.461661507209034e+00, 3.010066362817634e+00),
+    8: (2.220446049250313e-16, 2.580956802971767e-08, 3.397168839976962e-04, 4.991228871115323e-02,
+        2.996158913811580e-01, 1.090863719290036e+00)}
+_MEXP_B12 = ((9.0198e-16, 0.46932117595418237389, -0.20099424927047284052, -0.04623946134063071740),
+             (5.31597895759871264183, 1.19926790417132231573, 0.01179296240992997031, 0.01108844528519167989),
+             (0.18188869982170434744, 0.05502798439925399070, 0.09351590770535414968, 0.00610700528898058230),
+             (-2.0861320e-13, -0.13181061013830184015, -0.02027855540589259079, -0.00675951846863086359))
+_MEXP_B18 = ((0., -1.00365581030144618291e-01, -8.02924648241156932449e-03, -8.92138498045729985177e-04, 0.),
+             (0., 3.97849749499645077844e-01, 1.36783778460411720168e+00, 4.98289622525382669416e-01,
+              -6.37898194594723280150e-04),
+             (-1.09676396052962061844e+01, 1.68015813878906206114e+00, 5.71779846478865511061e-02,
+              -6.98210122488052056106e-03, 3.34975017086070470649e-05),
+             (-9.04316832390810593223e-02, -6.76404519071381882256e-02, 6.75961301770459654925e-02,
+              2.95552570429315521194e-02, -1.39180257516060693404e-05),
+             (0., 0., -9.23364619367118555360e-02, -1.69364939002081722752e-02, -1.40086798182036094347e-05))
+
+
+def _mm(a, b):
+    return jnp.matmul(a, b, precision=lax.Precision.HIGHEST)
+
+
+def _lincomb(As, coefs):
+    r = 0
+    for a, c in zip(As, coefs):
+        r = r + c * a
+    return r
+
+
+def _mexp_taylor(A, deg):
+    """torch's compute_T{deg}: the degree-``deg`` Taylor polynomial of exp(A) in few matrix products."""
+    eye = jnp.broadcast_to(jnp.eye(A.shape[-1], dtype=A.dtype), A.shape)
+    if deg == 1:
+        return eye + A
+    A2 = _mm(A, A)
+    if deg == 2:
+        return eye + A + A2 / 2
+    if deg == 4:
+        return eye + A + _mm(A2, _lincomb((eye, A, A2), (1 / 2.0, 1 / 6.0, 1 / 24.0)))
+    if deg == 8:
+        sq = 0.1330413469565007072504e+2        # sqrt(177)
+        x3 = 2. / 3.
+        x1, x2 = x3 * ((1. + sq) / 88.), x3 * ((1. + sq) / 352.)
+        x4, x5 = (-271. + 29. * sq) / (315. * x3), (-11. + 11. * sq) / (1260. * x3)
+        x6, x7 = (-99. + 11. * sq) / (5040. * x3), (89. - sq) / (5040. * x3)
+        y2 = (857. - 58. * sq) / 630.
+        A4 = _mm(A2, x1 * A + x2 * A2)
+        A8 = _mm(x3 * A2 + A4, _lincomb((eye, A, A2, A4), (x4, x5, x6, x7)))
+        return eye + A + y2 * A2 + A8
+    A3 = _mm(A2, A)
+    if deg == 12:
+        B = [_lincomb((eye, A, A2, A3), row) for row in _MEXP_B12]
+        A6 = B[2] + _mm(B[3], B[3])
+        return B[0] + _mm(B[1] + A6, A6)
+    B = [_lincomb((eye, A, A2, A3, _mm(A3, A3)), row) for row in _MEXP_B18]
+    A9 = B[3] + _mm(B[0], B[4])
+    return B[1] + _mm(B[2] + A9, A9)
+
+
+def _mexp_value(A):
+    n = A.shape[-1]
+    if n == 0:
+        return A
+    if n == 1:
+        return jnp.exp(A)
+    thetas = _MEXP_THETAS[jnp.finfo(A.dtype).bits // 8]
+    rdt = jnp.finfo(A.dtype).dtype
+    norm = jnp.max(jnp.sum(jnp.abs(A), axis=-2), axis=-1).astype(rdt)
+    # degree 18 with scaling and squaring: A / 2^s, then s squarings (per matrix)
+    s = jnp.maximum(jnp.ceil(jnp.log2(norm / rdt.type(thetas[-1]))), 0)
+    steps = jnp.where(jnp.isfinite(s), s, 0).astype(jnp.int32)     # NaN / inf inputs give NaN / inf anyway
+    T = _mexp_taylor(A / (2 ** s).astype(A.dtype)[..., None, None], 18)
+
+    def square(c):
+        i, T = c
+        return i + 1, jnp.where((i < steps)[..., None, None], _mm(T, T), T)
+    T18 = lax.while_loop(lambda c: c[0] < jnp.max(steps), square, (jnp.int32(0), T))[1]
+    if math.prod(A.shape[:-2]) > 1:
+        return T18
+    # a single matrix: the lowest degree whose theta bounds its norm (NaN norm: NaN, as torch)
+    i = jnp.sum(norm[..., None] > jnp.asarray(thetas[:5], rdt), axis=-1).reshape(())
+    branches = [lambda a, d=d: _mexp_taylor(a, d) for d in (1, 2, 4, 8, 12)] + [lambda a: T18]
+    r = lax.switch(i, branches, A)
+    return jnp.where(jnp.isnan(norm)[..., None, None], jnp.nan, r).astype(A.dtype)
+
+
+@jax.custom_vjp
+def _mexp(A):
+    return _mexp_value(A)
+
+
+def _mexp_fwd(A):
+    return _mexp_value(A), A
+
+
+def _mexp_bwd(A, g):
+    """torch's linalg_matrix_exp_differential, the upper-right block of exp([[A^H, G], [0, A^H]]), in jax's
+    cotangent convention (the conjugate of torch's gradient: exp(conj M) = conj exp(M), so A^T and g)."""
+    n = A.shape[-1]
+    ah = jnp.swapaxes(A, -1, -2)
+    z = jnp.zeros_like(ah)
+    meta = jnp.concatenate([jnp.concatenate([ah, g], -1), jnp.concatenate([z, ah], -1)], -2)
+    return (_mexp(meta)[..., :n, n:],)
+
+
+_mexp.defvjp(_mexp_fwd, _mexp_bwd)
+
+
 @op('_linalg_matrix_exp', node='LinalgMatrixExpBackward0', function=False, method=False)
 def _linalg_matrix_exp(A):
-    if A.shape[-1] == 0:
-        return A
-    return jax.scipy.linalg.expm(A)
+    return _mexp(A)
 
 
 @public('matrix_exp', namespace='linalg')

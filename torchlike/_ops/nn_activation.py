@@ -19,7 +19,7 @@ from .._engine import dispatch
 from .._engine.jaxrt import jax, jnp, lax
 from .._engine.registry import op, public
 from .._tensor import Tensor
-from ._util import wrap_dim
+from ._util import wrap_dim, inexact
 from .pointwise import _variant, not_impl
 from . import random as _random
 from . import reduction as _reduction
@@ -36,7 +36,7 @@ def need_tensor(fname, x, pname='input', pos=1):
 
 def floats_only(kernel, x):
     """torch's NotImplementedError for a kernel without integer/bool support (runs at trace time)."""
-    if x.dtype.kind not in 'fc':
+    if not inexact(x.dtype):
         not_impl(kernel, x)
 
 

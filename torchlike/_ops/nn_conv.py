@@ -4,7 +4,7 @@ torch.nn.functional re-exports), all lowered to one ``lax.conv_general_dilated``
 Every form records torch's ConvolutionBackward0 node (conv_tbc: ConvTbcBackward0); the backward is the VJP
 of the JAX convolution, which XLA turns into the usual transposed convolutions. Checks follow ATen's
 ConvUtils (check_shape_forward) and raise its exception types while the body is traced, so a valid call pays
-nothing for them. Float32 convolutions use ``Precision.HIGHEST`` like torchlike's matmul (no TF32 on GPU),
+nothing for them. Float32 convolutions follow the default precision like torchlike's matmul (set_float32_matmul_precision),
 float16/bfloat16 accumulate in float32.
 """
 from .._engine.registry import op, public
@@ -12,7 +12,7 @@ from .._engine import dispatch
 from .._engine.jaxrt import jnp, lax
 from .linalg import sname, cname
 
-_HI = lax.Precision.HIGHEST
+_HI = None      # the default precision: set_float32_matmul_precision decides
 
 
 def _acc(dt):

@@ -14,6 +14,8 @@ import math
 import warnings
 
 from .. import _dtype as D
+from ._util import inexact
+from .._engine.lazy import LazyArray
 from .._engine import dispatch
 from .._engine.jaxrt import jax, jnp, lax
 from .._engine.registry import op, public
@@ -88,7 +90,7 @@ def _any(pred_fn, *arrays):
 @op('_l1_loss', namespace=NN, function=False, method=False, static=('reduction',), promote='same',
     node=_node('AbsBackward0'))
 def _l1_loss(input, target, *, reduction):
-    if reduction == 'mean' and input.dtype.kind not in 'fc':
+    if reduction == 'mean' and not inexact(input.dtype):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {dispatch._tname(D.from_np(input.dtype))}")
     return _reduce(_abs(input - target), reduction)      # torch's abs gradient: sign(0) = 0
@@ -97,7 +99,7 @@ def _l1_loss(input, target, *, reduction):
 @op('_mse_loss', namespace=NN, function=False, method=False, static=('reduction',), promote='same',
     node='MseLossBackward0')
 def _mse_loss(input, target, *, reduction):
-    if input.dtype.kind not in 'fc':
+    if not inexact(input.dtype):
         not_impl('mse_cpu', input)
     d = input - target
     return _reduce(d * d, reduction)
@@ -433,7 +435,9 @@ def _check_nll(input, target, weight, ignore_index, fname='nll_loss'):
     if weight is not None and weight.numel() != c:
         raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
                            f"weight tensor of shape: {list(weight.shape)}")
-    if target.numel():
+    # the range check reads the targets (a sync); a pending target in lazy mode is not checked, as under
+    # torch_xla: an out-of-range class then gives an undefined loss instead of an error (Note [Lazy execution])
+    if target.numel() and type(target._raw()) is not LazyArray:
         bad, v = jax.device_get(_first_bad_target(target._value(), ignore_index, c))
         if bad:
             raise IndexError(f"Target {int(v)} is out of bounds.")

@@ -24,6 +24,7 @@ from .nn_activation import NN, call, need_tensor, next_key, run
 from .pointwise import _variant, _broadcast_error
 from . import random as _random
 from . import reduction as _reduction
+from . import linalg as _linalg
 
 _INF = float('inf')
 
@@ -41,7 +42,11 @@ def _linear_nb_node(nd):
 @op('_linear', namespace=NN, function=False, method=False, static=('nd',), node=_linear_node,
     saves={'input': ('weight',), 'weight': ('input',), 'bias': ()})
 def _linear(input, weight, bias, *, nd):
-    y = jnp.matmul(input, weight.T)
+    # checked here, not in the front end, so that autocast's casts (a dispatch mode) come first, as in torch
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_linalg.sname(input)} and "
+                           f"{_linalg.sname(weight)}")
+    y = _linalg.matmul_acc(input, weight.T)     # float16/bfloat16 accumulate in float32, as torch's CPU gemm
     return y if bias is None else y + bias
 
 
@@ -60,9 +65,6 @@ def linear(input, weight, bias=None):
         rows = math.prod(input.shape[:-1]) if input.ndim > 1 else 1
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
                            f"{_t_shape(weight)})")
-    if input.dtype is not weight.dtype:
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {dispatch._tname(input.dtype)} and "
-                           f"{dispatch._tname(weight.dtype)}")
     if bias is None:
         return call(_linear_nb, (input, weight, None), (input.ndim,))
     return call(_linear, (input, weight, bias), (input.ndim,))

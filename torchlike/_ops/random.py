@@ -27,6 +27,7 @@ from .. import _dtype as D
 from .._device import as_device, jax_device, gpu_devices, gpus_known, cuda_current, cpu_target
 from .._engine.registry import op, public, method
 from .._engine import dispatch
+from .._engine.state import state as _state
 from .._engine.jaxrt import jax, jnp, lax
 from .linalg import sname, cname, broadcast_shapes, _expand_to
 
@@ -448,7 +449,9 @@ def _draw(sampler, seed, offset, a, b, shape, dtype, device):
     n = 1
     for d in shape:
         n *= d
-    if n == 0 or n > _MAX_BUCKET or not _SAMPLERS[sampler][1]:
+    if n == 0 or n > _MAX_BUCKET or not _SAMPLERS[sampler][1] or _state.mode == 'lazy':
+        # lazy mode records the exact-size draw into the step's graph (seed and offset are program inputs,
+        # so a new step's draw compiles nothing); its numbers equal the bucketed prefix
         return _run(_rand_draw, (seed, offset, a, b), (sampler, tuple(shape), dtype), device)
     m = _bucket(n)
     flat = _run(_rand_draw, (seed, offset, a, b), (sampler, (m,), dtype), device)._value()

@@ -22,7 +22,7 @@ from .. import _dtype as D
 from .._engine.registry import op, public, method
 from .._engine import dispatch
 from .._engine.jaxrt import jax, jnp, lax
-from ._util import wrap_dim, wrap_dims
+from ._util import wrap_dim, wrap_dims, inexact
 from .sorting import accept_numpy_kwargs
 
 _bmax, _bmin, _bsum, _babs, _ball, _bany = builtins.max, builtins.min, builtins.sum, builtins.abs, builtins.all, \
@@ -80,7 +80,7 @@ def _reduced_numel(shape, dims):
 
 
 def _float_in(x):
-    return x.dtype.kind in 'fc'
+    return inexact(x.dtype)
 
 
 def _upcast(x):
@@ -528,7 +528,7 @@ def count_nonzero(input, dim=None):
 def _softmax_in(fname, input, dim, dtype):
     if dtype is not None:
         input = input.astype(dtype.np)
-    elif input.dtype.kind not in 'fc':
+    elif not inexact(input.dtype):
         kernel = 'softmax_lastdim_kernel_impl' if fname == 'softmax' else 'log_softmax_lastdim_kernel_impl'
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_tname(D.from_np(input.dtype))}'")
     d = wrap_dim(dim, input.ndim)

@@ -100,7 +100,7 @@ def view_geometry(t):
     shape = tuple(t.shape)
     if t._base is None:
         return _contiguous_strides(shape), 0
-    key = (t._view, tuple(t._base.shape), t._base._value().dtype)
+    key = (t._view, tuple(t._base.shape), t._base._raw().dtype)
     g = _GEOM_CACHE.get(key)
     if g is None:
         g = _compute_geometry(t._base, t._view, shape)
@@ -119,7 +119,7 @@ def _compute_geometry(root, chain, shape):
         if shape[k] > 1:
             points.append((0,) * k + (1,) + (0,) * (nd - k - 1))
     points.append(tuple(s - 1 for s in shape))
-    pos = _probe(tuple(root.shape), root._value().dtype, chain, points)
+    pos = _probe(tuple(root.shape), root._raw().dtype, chain, points)
     off = pos[0]
     strides = [0] * nd
     j, nxt = 1, 1

@@ -20,7 +20,7 @@ _ONES = {}
 
 def _ones(o):
     # The implicit root gradient of a scalar output; JAX arrays are immutable, so one per dtype is shared.
-    v = o._value()
+    v = o._raw()
     key = (v.shape, v.dtype)
     a = _ONES.get(key)
     if a is None:
@@ -55,7 +55,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         # the training-loop case, loss.backward(): skip the general argument handling
         t = tensors
         if t.requires_grad:
-            v = t._value()
+            v = t._raw()
             if v.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if v.dtype.kind == 'f':
@@ -105,6 +105,7 @@ from .function import Function, FunctionCtx, once_differentiable, InplaceFunctio
 from .variable import Variable  # noqa: E402
 from . import functional, grad_mode, function  # noqa: E402
 from .grad_mode import is_inference_mode_enabled  # noqa: E402
+from . import profiler, profiler_util  # noqa: E402  (torch.autograd.profiler)
 
 
 class set_detect_anomaly:

@@ -8,6 +8,7 @@ import functools
 from .._engine import autograd as _ag
 from .._engine import dispatch
 from .._engine.state import state
+from .._ops._util import inexact
 
 
 class FunctionCtx:
@@ -95,6 +96,8 @@ class BackwardCFunction(_ag.Node, FunctionCtx):
                 except Exception:
                     raise RuntimeError(f"Function {self._name} returned an invalid gradient at index {pos} - got "
                                        f"{list(g.shape)} but expected shape compatible with {list(t.shape)}")
+            if g is not None and t.requires_grad and g.dtype != t.dtype:
+                g = g.to(t.dtype)          # the engine's validate_outputs: a gradient has its input's dtype
             out.append(g)
         return out
 
@@ -184,7 +187,7 @@ class Function(metaclass=_FunctionMeta):
             if id(o) in inputs and id(o) not in dirty:
                 o = o.view_as(o) if hasattr(o, 'view_as') else dispatch.wrap(o._value())  # torch returns a view
             v = o._value()
-            diff = record and id(o) not in non_diff and v.dtype.kind in 'fc'
+            diff = record and id(o) not in non_diff and inexact(v.dtype)
             info.append((v.shape, v.dtype, diff))
             if diff:
                 o._grad_fn = ctx

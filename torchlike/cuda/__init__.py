@@ -292,3 +292,6 @@ def __getattr__(name):
     if name == 'default_generators':
         return _r.cuda_generators()
     raise AttributeError(f"module 'torchlike.cuda' has no attribute '{name}'")
+
+
+from . import amp  # noqa: E402,F401  (torch.cuda.amp)

@@ -7,7 +7,7 @@ import types
 from functools import partial
 
 from .optimizer import Optimizer
-from .lr_scheduler import (LRScheduler, _format_param, _update_param_group_val,
+from .lr_scheduler import (LRScheduler, _format_param, _update_param_group_val, _cosine_lrs,
                            _param_groups_val_list, _warn_get_lr_called_within_step, _enable_get_lr_call)
 
 __all__ = ['CyclicLR', 'CosineAnnealingWarmRestarts', 'OneCycleLR']
@@ -173,13 +173,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
     def get_lr(self):
         _warn_get_lr_called_within_step(self)
-        return [
-            self.eta_min
-            + (base_lr - self.eta_min)
-            * (1 + math.cos(math.pi * self.T_cur / self.T_i))
-            / 2
-            for base_lr in self.base_lrs
-        ]
+        return _cosine_lrs(self.base_lrs, self.eta_min, self.T_cur, self.T_i)
 
     def step(self, epoch=None):
         if epoch is None and self.last_epoch < 0:

@@ -1,8 +1,6 @@
 """torch.optim.Adadelta: rho, eps, weight decay, maximize."""
-from .._tensor import Tensor
 from .._engine.jaxrt import jnp
-from .optimizer import _check_capturable
-from .optimizer import (Optimizer, _use_grad_for_differentiable, _check_differentiable,
+from .optimizer import (Optimizer, _check_lr, _use_grad_for_differentiable, _check_differentiable,
                         foreach_kernel, run_group, cast)
 
 __all__ = ['Adadelta']
@@ -35,10 +33,7 @@ class Adadelta(Optimizer):
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
                  maximize=False, differentiable=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         if not 0.0 <= eps:
@@ -58,20 +53,9 @@ class Adadelta(Optimizer):
     def step(self, closure=None):
         """Perform a single optimization step; ``closure`` re-evaluates the model and returns the loss."""
         loss = self._closure_loss(closure)
-        import torchlike as t
-        for group in self.param_groups:
-            params = self._params_with_grad(group, 'Adadelta')
-            if not params:
-                continue
-            if group['capturable']:
-                _check_capturable(params, supports_xla=False)
-            for p in params:
-                state = self.state[p]
-                if len(state) == 0:
-                    state['step'] = self._step_tensor(0.0)
-                    state['square_avg'] = t.zeros_like(p)
-                    state['acc_delta'] = t.zeros_like(p)
+        for group, params, keys in self._groups_to_step('Adadelta', ('step', 'square_avg', 'acc_delta'),
+                                                        supports_xla=False):
             flags = (bool(group['maximize']), bool(group['weight_decay'] != 0))
-            run_group(_adadelta_kernel, flags, self, params, ('step', 'square_avg', 'acc_delta'),
+            run_group(_adadelta_kernel, flags, self, params, keys,
                       (group['lr'], group['rho'], group['eps'], group['weight_decay']))
         return loss

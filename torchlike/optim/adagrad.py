@@ -1,7 +1,6 @@
 """torch.optim.Adagrad: lr_decay, initial_accumulator_value, weight decay, maximize."""
-from .._tensor import Tensor
 from .._engine.jaxrt import jnp
-from .optimizer import (Optimizer, _use_grad_for_differentiable, _check_differentiable,
+from .optimizer import (Optimizer, _check_fused, _check_lr, _use_grad_for_differentiable, _check_differentiable,
                         _device_dtype_check_for_fused, foreach_kernel, run_group, cast, f64)
 
 __all__ = ['Adagrad']
@@ -33,10 +32,7 @@ class Adagrad(Optimizer):
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if not 0.0 <= lr_decay:
             raise ValueError(f"Invalid lr_decay value: {lr_decay}")
         if not 0.0 <= weight_decay:
@@ -49,11 +45,7 @@ class Adagrad(Optimizer):
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
                         differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
-        if fused:
-            if differentiable:
-                raise RuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        _check_fused(fused, foreach, differentiable)
         _check_differentiable('Adagrad', differentiable)
         # torch creates Adagrad's state eagerly, for every parameter
         for group in self.param_groups:
@@ -80,10 +72,7 @@ class Adagrad(Optimizer):
     def step(self, closure=None):
         """Perform a single optimization step; ``closure`` re-evaluates the model and returns the loss."""
         loss = self._closure_loss(closure)
-        for group in self.param_groups:
-            params = self._params_with_grad(group)
-            if not params:
-                continue
+        for group, params, _ in self._groups_to_step():
             for p in params:
                 if group['fused']:
                     _device_dtype_check_for_fused(p)

@@ -1,10 +1,8 @@
 """torch.optim.Adam: amsgrad, weight decay (L2 or decoupled), maximize (see Note [Fused group step])."""
 from .._tensor import Tensor
 from .._engine.jaxrt import jnp
-from .optimizer import _check_capturable
-from .optimizer import (Optimizer, _use_grad_for_differentiable, _check_differentiable, _to_scalar,
-                        _device_dtype_check_for_fused, foreach_kernel, run_group,
-                        lerp, cast, f64)
+from .optimizer import (Optimizer, _check_adam_args, _check_fused, _use_grad_for_differentiable, _check_differentiable, _to_scalar,
+                        foreach_kernel, run_group, lerp, cast, f64)
 
 __all__ = ['Adam']
 
@@ -45,6 +43,10 @@ def _adam_update(flags, p, g, st, hp):
 _adam_kernel = foreach_kernel(_adam_update)
 
 
+def _adam_keys(group):
+    return ('step', 'exp_avg', 'exp_avg_sq') + (('max_exp_avg_sq',) if group['amsgrad'] else ())
+
+
 class Adam(Optimizer):
     r"""Adam (Kingma & Ba), as ``torch.optim.Adam``; ``decoupled_weight_decay=True`` is AdamW."""
 
@@ -53,21 +55,9 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
-        if isinstance(lr, Tensor):
-            if foreach and not capturable:
-                raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
-            if lr.numel() != 1:
-                raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if isinstance(lr, Tensor) and foreach and not capturable:
+            raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
+        _check_adam_args(lr, eps, betas, weight_decay)
         if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
                 or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
             raise ValueError("betas must be either both floats or both Tensors")
@@ -82,11 +72,7 @@ class Adam(Optimizer):
                         foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
-        if fused:
-            if differentiable:
-                raise RuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        _check_fused(fused, foreach, differentiable)
         _check_differentiable(self._name, differentiable)
 
     # read by Optimizer.__setstate__ (options missing from older pickles, and which state entries are tensors)
@@ -97,30 +83,12 @@ class Adam(Optimizer):
     def step(self, closure=None):
         """Perform a single optimization step; ``closure`` re-evaluates the model and returns the loss."""
         loss = self._closure_loss(closure)
-        import torchlike as t
-        for group in self.param_groups:
-            params = self._params_with_grad(group)
-            if not params:
-                continue
-            if group['capturable']:
-                _check_capturable(params)
-            for p in params:
-                state = self.state[p]
-                if len(state) == 0:
-                    if group['fused']:
-                        _device_dtype_check_for_fused(p)
-                    state['step'] = self._step_tensor(0.0, fused=group['fused'])
-                    state['exp_avg'] = t.zeros_like(p)
-                    state['exp_avg_sq'] = t.zeros_like(p)
-                    if group['amsgrad']:
-                        state['max_exp_avg_sq'] = t.zeros_like(p)
+        for group, params, keys in self._groups_to_step(keys=_adam_keys):
             if group['foreach'] and isinstance(group['lr'], Tensor) and not group['capturable']:
                 raise RuntimeError("lr as a Tensor is not supported for capturable=False and foreach=True")
-            amsgrad = bool(group['amsgrad'])
-            keys = ('step', 'exp_avg', 'exp_avg_sq') + (('max_exp_avg_sq',) if amsgrad else ())
             beta1, beta2 = group['betas']
             flags = (bool(group['maximize']), bool(group['weight_decay'] != 0),
-                     bool(group['decoupled_weight_decay']), amsgrad)
+                     bool(group['decoupled_weight_decay']), bool(group['amsgrad']))
             run_group(_adam_kernel, flags, self, params, keys,
                       (group['lr'], beta1, beta2, group['eps'], group['weight_decay']))
         return loss

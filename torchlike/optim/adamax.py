@@ -1,8 +1,6 @@
 """torch.optim.Adamax: Adam with the infinity norm."""
-from .._tensor import Tensor
 from .._engine.jaxrt import jnp
-from .optimizer import _check_capturable
-from .optimizer import (Optimizer, _use_grad_for_differentiable, _check_differentiable,
+from .optimizer import (Optimizer, _check_adam_args, _use_grad_for_differentiable, _check_differentiable,
                         foreach_kernel, run_group, lerp, cast, f64)
 
 __all__ = ['Adamax']
@@ -34,18 +32,7 @@ class Adamax(Optimizer):
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False, differentiable=False, capturable=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_adam_args(lr, eps, betas, weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach, maximize=maximize,
                         differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
@@ -59,21 +46,9 @@ class Adamax(Optimizer):
     def step(self, closure=None):
         """Perform a single optimization step; ``closure`` re-evaluates the model and returns the loss."""
         loss = self._closure_loss(closure)
-        import torchlike as t
-        for group in self.param_groups:
-            params = self._params_with_grad(group, 'Adamax')
-            if not params:
-                continue
-            if group['capturable']:
-                _check_capturable(params)
-            for p in params:
-                state = self.state[p]
-                if len(state) == 0:
-                    state['step'] = self._step_tensor(0.0)
-                    state['exp_avg'] = t.zeros_like(p)
-                    state['exp_inf'] = t.zeros_like(p)
+        for group, params, keys in self._groups_to_step('Adamax', ('step', 'exp_avg', 'exp_inf')):
             beta1, beta2 = group['betas']
             flags = (bool(group['maximize']), bool(group['weight_decay'] != 0))
-            run_group(_adamax_kernel, flags, self, params, ('step', 'exp_avg', 'exp_inf'),
+            run_group(_adamax_kernel, flags, self, params, keys,
                       (group['lr'], beta1, beta2, group['eps'], group['weight_decay']))
         return loss

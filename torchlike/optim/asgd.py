@@ -1,9 +1,7 @@
 """torch.optim.ASGD: averaged SGD (lambd, alpha, t0), weight decay, maximize."""
-from .._tensor import Tensor
 from .._engine.jaxrt import jnp
-from .optimizer import _check_capturable
-from .optimizer import (Optimizer, _use_grad_for_differentiable, _check_differentiable,
-                        _get_scalar_dtype, _to_scalar, foreach_kernel, run_group, cast, f64)
+from .optimizer import (Optimizer, _check_lr, _use_grad_for_differentiable, _check_differentiable,
+                        _get_scalar_dtype, _to_scalar, _torch, foreach_kernel, run_group, cast, f64)
 
 __all__ = ['ASGD']
 
@@ -31,15 +29,20 @@ def _asgd_update(flags, p, g, st, hp):
 _asgd_kernel = foreach_kernel(_asgd_update)
 
 
+# torch's _init_group: step and mu are counters, eta starts at the group's lr
+_ASGD_INIT = {
+    'step': lambda p, group: _torch().zeros((), dtype=_get_scalar_dtype()),
+    'eta': lambda p, group: _torch().as_tensor(_to_scalar(group['lr']), dtype=_get_scalar_dtype()).clone().detach(),
+    'mu': lambda p, group: _torch().ones((), dtype=_get_scalar_dtype()),
+}
+
+
 class ASGD(Optimizer):
     r"""Averaged stochastic gradient descent (Polyak & Juditsky), as ``torch.optim.ASGD``."""
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,
                  maximize=False, differentiable=False, capturable=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, foreach=foreach,
@@ -55,21 +58,10 @@ class ASGD(Optimizer):
     def step(self, closure=None):
         """Perform a single optimization step; ``closure`` re-evaluates the model and returns the loss."""
         loss = self._closure_loss(closure)
-        import torchlike as t
-        for group in self.param_groups:
-            params = self._params_with_grad(group, 'ASGD')
-            if not params:
-                continue
-            if group['capturable']:
-                _check_capturable(params, 'params, mus, etas, and state_steps')
-            for p in params:
-                state = self.state[p]
-                if len(state) == 0:
-                    state['step'] = t.zeros((), dtype=_get_scalar_dtype())
-                    state['eta'] = t.as_tensor(_to_scalar(group['lr']), dtype=_get_scalar_dtype()).clone().detach()
-                    state['mu'] = t.ones((), dtype=_get_scalar_dtype())
-                    state['ax'] = t.zeros_like(p)
+        groups = self._groups_to_step('ASGD', ('step', 'eta', 'mu', 'ax'), init=_ASGD_INIT,
+                                      capturable_what='params, mus, etas, and state_steps')
+        for group, params, keys in groups:
             flags = (bool(group['maximize']), bool(group['weight_decay'] != 0))
-            run_group(_asgd_kernel, flags, self, params, ('step', 'eta', 'mu', 'ax'),
+            run_group(_asgd_kernel, flags, self, params, keys,
                       (group['lr'], group['lambd'], group['alpha'], group['t0'], group['weight_decay']))
         return loss

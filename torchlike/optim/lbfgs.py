@@ -5,7 +5,7 @@ flattened vectors, so each iteration is a handful of ops whatever the number of 
 """
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad, enable_grad
-from .optimizer import Optimizer, _to_scalar
+from .optimizer import Optimizer, _check_lr, _to_scalar
 
 __all__ = ['LBFGS']
 
@@ -110,10 +110,7 @@ class LBFGS(Optimizer):
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
                  history_size=100, line_search_fn=None):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval, tolerance_grad=tolerance_grad,

@@ -57,6 +57,69 @@ def _update_param_group_val(param_group, key, val):
         param_group[key] = val
 
 
+def _cosine_lrs(base_lrs, eta_min, t, period):
+    """SGDR's closed form: each base lr annealed to ``eta_min`` along a half cosine, at ``t`` of ``period``."""
+    return [eta_min + (base_lr - eta_min) * (1 + math.cos(math.pi * t / period)) / 2 for base_lr in base_lrs]
+
+
+def _lr_lambdas(optimizer, lr_lambda):
+    """LambdaLR's and MultiplicativeLR's ``lr_lambda``: one function for all groups, or one per group."""
+    if not isinstance(lr_lambda, list) and not isinstance(lr_lambda, tuple):
+        return [lr_lambda] * len(optimizer.param_groups)
+    if len(lr_lambda) != len(optimizer.param_groups):
+        raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
+    return list(lr_lambda)
+
+
+# A scheduler that holds a list of objects with state of their own (LambdaLR's lr_lambdas, SequentialLR's and
+# ChainedScheduler's _schedulers) saves that list item by item, as torch does: ``save(item)`` in state_dict,
+# ``load(item, saved)`` in load_state_dict, after the scheduler's other attributes are restored; a None saved
+# (a plain function's) leaves its item as it is.
+
+def _state_dict_with_items(scheduler, key, save):
+    state_dict = {k: v for k, v in scheduler.__dict__.items() if k not in ("optimizer", key)}
+    state_dict[key] = [save(item) for item in getattr(scheduler, key)]
+    return state_dict
+
+
+def _load_state_dict_with_items(scheduler, state_dict, key, load):
+    saved = state_dict.pop(key)
+    scheduler.__dict__.update(state_dict)
+    state_dict[key] = saved
+    items = getattr(scheduler, key)
+    for idx, s in enumerate(saved):
+        if s is not None:
+            load(items[idx], s)
+
+
+def _save_lambda(fn):
+    # a plain function is not saved; a callable object's attributes are
+    return None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+
+
+def _load_lambda(fn, saved):
+    fn.__dict__.update(saved)
+
+
+def _check_schedulers(cls_name, optimizer, schedulers):
+    """SequentialLR's and ChainedScheduler's checks of their schedulers."""
+    for scheduler_idx, scheduler in enumerate(schedulers):
+        if not hasattr(scheduler, "optimizer"):
+            raise TypeError(f"{cls_name} at index {scheduler_idx} should have `optimizer` as its attribute.")
+        if isinstance(scheduler, ReduceLROnPlateau):
+            raise ValueError(
+                f"{cls_name} does not support `ReduceLROnPlateau` scheduler as it "
+                "requires additional kwargs to be specified when calling `step`, "
+                f"but got one at index {scheduler_idx} in the given schedulers sequence."
+            )
+        if optimizer != scheduler.optimizer:
+            raise ValueError(
+                f"{cls_name} expects all schedulers to belong to the same optimizer, but "
+                f"got scheduler {scheduler.__class__.__name__} at index {scheduler_idx} has {scheduler.optimizer}, "
+                f"which is different from {optimizer.__class__.__name__}."
+            )
+
+
 class LRScheduler:
     _get_lr_called_within_step = False
     _is_initial = False
@@ -117,6 +180,15 @@ class LRScheduler:
 
     def get_lr(self):
         raise NotImplementedError
+
+    # The schedules that multiply lrs by a factor: torch's chainable form (get_lr) scales each group's current
+    # lr, its closed form (_get_closed_form_lr, used by step(epoch)) the initial ones. Written ``lr * factor``
+    # with the factor computed first, as torch does, so the floats are torch's.
+    def _scaled_lrs(self, factor):
+        return [group["lr"] * factor for group in self.optimizer.param_groups]
+
+    def _scaled_base_lrs(self, factor):
+        return [base_lr * factor for base_lr in self.base_lrs]
 
     def step(self, epoch=None):
         if self._step_count == 1:
@@ -205,29 +277,14 @@ class LambdaLR(LRScheduler):
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.optimizer = optimizer
-        if not isinstance(lr_lambda, list) and not isinstance(lr_lambda, tuple):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
+        self.lr_lambdas = _lr_lambdas(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def state_dict(self):
-        state_dict = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "lr_lambdas")}
-        state_dict["lr_lambdas"] = [None] * len(self.lr_lambdas)
-        for idx, fn in enumerate(self.lr_lambdas):
-            if not isinstance(fn, types.FunctionType):
-                state_dict["lr_lambdas"][idx] = fn.__dict__.copy()
-        return state_dict
+        return _state_dict_with_items(self, "lr_lambdas", _save_lambda)
 
     def load_state_dict(self, state_dict):
-        lr_lambdas = state_dict.pop("lr_lambdas")
-        self.__dict__.update(state_dict)
-        state_dict["lr_lambdas"] = lr_lambdas
-        for idx, fn in enumerate(lr_lambdas):
-            if fn is not None:
-                self.lr_lambdas[idx].__dict__.update(fn)
+        _load_state_dict_with_items(self, state_dict, "lr_lambdas", _load_lambda)
 
     def get_lr(self):
         _warn_get_lr_called_within_step(self)
@@ -242,32 +299,17 @@ class MultiplicativeLR(LRScheduler):
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.optimizer = optimizer
-        if not isinstance(lr_lambda, list) and not isinstance(lr_lambda, tuple):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
+        self.lr_lambdas = _lr_lambdas(optimizer, lr_lambda)
         for lr_lambda in self.lr_lambdas:
             if not callable(lr_lambda):
                 raise TypeError(f"lr_lambda should be a function, but got {type(lr_lambda).__name__}")
         super().__init__(optimizer, last_epoch)
 
     def state_dict(self):
-        state_dict = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "lr_lambdas")}
-        state_dict["lr_lambdas"] = [None] * len(self.lr_lambdas)
-        for idx, fn in enumerate(self.lr_lambdas):
-            if not isinstance(fn, types.FunctionType):
-                state_dict["lr_lambdas"][idx] = fn.__dict__.copy()
-        return state_dict
+        return _state_dict_with_items(self, "lr_lambdas", _save_lambda)
 
     def load_state_dict(self, state_dict):
-        lr_lambdas = state_dict.pop("lr_lambdas")
-        self.__dict__.update(state_dict)
-        state_dict["lr_lambdas"] = lr_lambdas
-        for idx, fn in enumerate(lr_lambdas):
-            if fn is not None:
-                self.lr_lambdas[idx].__dict__.update(fn)
+        _load_state_dict_with_items(self, state_dict, "lr_lambdas", _load_lambda)
 
     def get_lr(self):
         _warn_get_lr_called_within_step(self)
@@ -292,10 +334,10 @@ class StepLR(LRScheduler):
         _warn_get_lr_called_within_step(self)
         if (self.last_epoch == 0) or (self.last_epoch % self.step_size != 0):
             return _param_groups_val_list(self.optimizer, "lr")
-        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+        return self._scaled_lrs(self.gamma)
 
     def _get_closed_form_lr(self):
-        return [base_lr * self.gamma ** (self.last_epoch // self.step_size) for base_lr in self.base_lrs]
+        return self._scaled_base_lrs(self.gamma ** (self.last_epoch // self.step_size))
 
 
 class MultiStepLR(LRScheduler):
@@ -310,14 +352,11 @@ class MultiStepLR(LRScheduler):
         _warn_get_lr_called_within_step(self)
         if self.last_epoch not in self.milestones:
             return _param_groups_val_list(self.optimizer, "lr")
-        return [
-            group["lr"] * self.gamma ** self.milestones[self.last_epoch]
-            for group in self.optimizer.param_groups
-        ]
+        return self._scaled_lrs(self.gamma ** self.milestones[self.last_epoch])
 
     def _get_closed_form_lr(self):
         milestones = sorted(self.milestones.elements())
-        return [base_lr * self.gamma ** bisect_right(milestones, self.last_epoch) for base_lr in self.base_lrs]
+        return self._scaled_base_lrs(self.gamma ** bisect_right(milestones, self.last_epoch))
 
 
 class ConstantLR(LRScheduler):
@@ -333,17 +372,13 @@ class ConstantLR(LRScheduler):
     def get_lr(self):
         _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0:
-            return [group["lr"] * self.factor for group in self.optimizer.param_groups]
+            return self._scaled_lrs(self.factor)
         if self.last_epoch != self.total_iters:
             return _param_groups_val_list(self.optimizer, "lr")
-        return [ group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
+        return self._scaled_lrs(1.0 / self.factor)
 
     def _get_closed_form_lr(self):
-        return [
-            base_lr
-            * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
-            for base_lr in self.base_lrs
-        ]
+        return self._scaled_base_lrs(self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
 
 
 class LinearLR(LRScheduler):
@@ -362,33 +397,20 @@ class LinearLR(LRScheduler):
     def get_lr(self):
         _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0:
-            return [ group["lr"] * self.start_factor for group in self.optimizer.param_groups]
+            return self._scaled_lrs(self.start_factor)
         if self._is_initial or self.last_epoch > self.total_iters:
             return _param_groups_val_list(self.optimizer, "lr")
-        return [
-            group["lr"]
-            * (
-                1.0
-                + (self.end_factor - self.start_factor)
-                / (
-                    self.total_iters * self.start_factor
-                    + (self.last_epoch - 1) * (self.end_factor - self.start_factor)
-                )
-            )
-            for group in self.optimizer.param_groups
-        ]
+        return self._scaled_lrs(
+            1.0
+            + (self.end_factor - self.start_factor)
+            / (self.total_iters * self.start_factor + (self.last_epoch - 1) * (self.end_factor - self.start_factor))
+        )
 
     def _get_closed_form_lr(self):
-        return [
-            base_lr
-            * (
-                self.start_factor
-                + (self.end_factor - self.start_factor)
-                * min(self.total_iters, self.last_epoch)
-                / self.total_iters
-            )
-            for base_lr in self.base_lrs
-        ]
+        return self._scaled_base_lrs(
+            self.start_factor
+            + (self.end_factor - self.start_factor) * min(self.total_iters, self.last_epoch) / self.total_iters
+        )
 
 
 class ExponentialLR(LRScheduler):
@@ -402,10 +424,10 @@ class ExponentialLR(LRScheduler):
         _warn_get_lr_called_within_step(self)
         if self._is_initial:
             return _param_groups_val_list(self.optimizer, "lr")
-        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+        return self._scaled_lrs(self.gamma)
 
     def _get_closed_form_lr(self):
-        return [base_lr * self.gamma**self.last_epoch for base_lr in self.base_lrs]
+        return self._scaled_base_lrs(self.gamma**self.last_epoch)
 
 
 class SequentialLR(LRScheduler):
@@ -414,23 +436,7 @@ class SequentialLR(LRScheduler):
     def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
         if len(schedulers) < 1:
             raise ValueError(f"{self.__class__.__name__} expects at least one scheduler, but got no scheduler.")
-        for scheduler_idx, scheduler in enumerate(schedulers):
-            if not hasattr(scheduler, "optimizer"):
-                raise TypeError(
-                    f"{self.__class__.__name__} at index {scheduler_idx} should have `optimizer` as its attribute."
-                )
-            if isinstance(scheduler, ReduceLROnPlateau):
-                raise ValueError(
-                    f"{self.__class__.__name__} does not support `ReduceLROnPlateau` scheduler as it "
-                    "requires additional kwargs to be specified when calling `step`, "
-                    f"but got one at index {scheduler_idx} in the given schedulers sequence."
-                )
-            if optimizer != scheduler.optimizer:
-                raise ValueError(
-                    f"{self.__class__.__name__} expects all schedulers to belong to the same optimizer, but "
-                    f"got scheduler {scheduler.__class__.__name__} at index {scheduler_idx} has {scheduler.optimizer}, "
-                    f"which is different from {optimizer.__class__.__name__}."
-                )
+        _check_schedulers(self.__class__.__name__, optimizer, schedulers)
         if len(milestones) != len(schedulers) - 1:
             raise ValueError(
                 "Sequential Schedulers expects number of schedulers provided to be one more "
@@ -467,18 +473,10 @@ class SequentialLR(LRScheduler):
         self._last_lr = scheduler.get_last_lr()
 
     def state_dict(self):
-        state_dict = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "_schedulers")}
-        state_dict["_schedulers"] = [None] * len(self._schedulers)
-        for idx, s in enumerate(self._schedulers):
-            state_dict["_schedulers"][idx] = s.state_dict()
-        return state_dict
+        return _state_dict_with_items(self, "_schedulers", lambda s: s.state_dict())
 
     def load_state_dict(self, state_dict):
-        _schedulers = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        state_dict["_schedulers"] = _schedulers
-        for idx, s in enumerate(_schedulers):
-            self._schedulers[idx].load_state_dict(s)
+        _load_state_dict_with_items(self, state_dict, "_schedulers", lambda s, saved: s.load_state_dict(saved))
 
 
 class PolynomialLR(LRScheduler):
@@ -497,13 +495,10 @@ class PolynomialLR(LRScheduler):
             (1.0 - self.last_epoch / self.total_iters)
             / (1.0 - (self.last_epoch - 1) / self.total_iters)
         ) ** self.power
-        return [group["lr"] * decay_factor for group in self.optimizer.param_groups]
+        return self._scaled_lrs(decay_factor)
 
     def _get_closed_form_lr(self):
-        return [
-            (base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power)
-            for base_lr in self.base_lrs
-        ]
+        return self._scaled_base_lrs((1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power)
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -519,13 +514,7 @@ class CosineAnnealingLR(LRScheduler):
         if self._is_initial:
             return _param_groups_val_list(self.optimizer, "lr")
         elif self._step_count == 1 and self.last_epoch > 0:
-            return [
-                self.eta_min
-                + (base_lr - self.eta_min)
-                * (1 + math.cos((self.last_epoch) * math.pi / self.T_max))
-                / 2
-                for base_lr, group in zip(self.base_lrs, self.optimizer.param_groups, strict=True)
-            ]
+            return _cosine_lrs(self.base_lrs, self.eta_min, self.last_epoch, self.T_max)
         elif (self.last_epoch - 1 - self.T_max) % (2 * self.T_max) == 0:
             return [
                 group["lr"]
@@ -541,13 +530,7 @@ class CosineAnnealingLR(LRScheduler):
         ]
 
     def _get_closed_form_lr(self):
-        return [
-            self.eta_min
-            + (base_lr - self.eta_min)
-            * (1 + math.cos(math.pi * self.last_epoch / self.T_max))
-            / 2
-            for base_lr in self.base_lrs
-        ]
+        return _cosine_lrs(self.base_lrs, self.eta_min, self.last_epoch, self.T_max)
 
 
 class ChainedScheduler(LRScheduler):
@@ -559,23 +542,7 @@ class ChainedScheduler(LRScheduler):
                 f"{self.__class__.__name__} expects at least one scheduler to be chained, but got no scheduler."
             )
         optimizer = optimizer or schedulers[0].optimizer
-        for scheduler_idx, scheduler in enumerate(schedulers):
-            if not hasattr(scheduler, "optimizer"):
-                raise TypeError(
-                    f"{self.__class__.__name__} at index {scheduler_idx} should have `optimizer` as its attribute."
-                )
-            if isinstance(scheduler, ReduceLROnPlateau):
-                raise ValueError(
-                    f"{self.__class__.__name__} does not support `ReduceLROnPlateau` scheduler as it "
-                    "requires additional kwargs to be specified when calling `step`, "
-                    f"but got one at index {scheduler_idx} in the given schedulers sequence."
-                )
-            if optimizer != scheduler.optimizer:
-                raise ValueError(
-                    f"{self.__class__.__name__} expects all schedulers to belong to the same optimizer, but "
-                    f"got scheduler {scheduler.__class__.__name__} at index {scheduler_idx} has {scheduler.optimizer}, "
-                    f"which is different from {optimizer.__class__.__name__}."
-                )
+        _check_schedulers(self.__class__.__name__, optimizer, schedulers)
         self._schedulers = schedulers
         self.optimizer = optimizer
         self._last_lr = _param_groups_val_list(self._schedulers[-1].optimizer, "lr")
@@ -586,18 +553,10 @@ class ChainedScheduler(LRScheduler):
         self._last_lr = _param_groups_val_list(self._schedulers[-1].optimizer, "lr")
 
     def state_dict(self):
-        state_dict = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "_schedulers")}
-        state_dict["_schedulers"] = [None] * len(self._schedulers)
-        for idx, s in enumerate(self._schedulers):
-            state_dict["_schedulers"][idx] = s.state_dict()
-        return state_dict
+        return _state_dict_with_items(self, "_schedulers", lambda s: s.state_dict())
 
     def load_state_dict(self, state_dict):
-        _schedulers = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        state_dict["_schedulers"] = _schedulers
-        for idx, s in enumerate(_schedulers):
-            self._schedulers[idx].load_state_dict(s)
+        _load_state_dict_with_items(self, state_dict, "_schedulers", lambda s, saved: s.load_state_dict(saved))
 
 
 class ReduceLROnPlateau(LRScheduler):

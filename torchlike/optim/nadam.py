@@ -1,8 +1,6 @@
 """torch.optim.NAdam: Nesterov Adam with momentum decay, L2 or decoupled weight decay."""
-from .._tensor import Tensor
 from .._engine.jaxrt import jnp
-from .optimizer import _check_capturable
-from .optimizer import (Optimizer, _use_grad_for_differentiable, _check_differentiable,
+from .optimizer import (Optimizer, _check_adam_args, _use_grad_for_differentiable, _check_differentiable,
                         foreach_kernel, run_group, lerp, cast, f64)
 
 __all__ = ['NAdam']
@@ -46,18 +44,7 @@ class NAdam(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_adam_args(lr, eps, betas, weight_decay)
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay,
@@ -74,23 +61,13 @@ class NAdam(Optimizer):
     def step(self, closure=None):
         """Perform a single optimization step; ``closure`` re-evaluates the model and returns the loss."""
         loss = self._closure_loss(closure)
-        import torchlike as t
-        for group in self.param_groups:
-            params = self._params_with_grad(group, 'NAdam')
-            if not params:
-                continue
-            if group['capturable']:
-                _check_capturable(params, 'params, mu_products and state_steps')
-            for p in params:
-                state = self.state[p]
-                if len(state) == 0:
-                    state['step'] = self._step_tensor(0.0)
-                    state['mu_product'] = self._step_tensor(1.0)
-                    state['exp_avg'] = t.zeros_like(p)
-                    state['exp_avg_sq'] = t.zeros_like(p)
+        groups = self._groups_to_step('NAdam', ('step', 'mu_product', 'exp_avg', 'exp_avg_sq'),
+                                      init={'mu_product': lambda p, group: self._step_tensor(1.0)},
+                                      capturable_what='params, mu_products and state_steps')
+        for group, params, keys in groups:
             beta1, beta2 = group['betas']
             flags = (bool(group['maximize']), bool(group['weight_decay'] != 0),
                      bool(group['decoupled_weight_decay']))
-            run_group(_nadam_kernel, flags, self, params, ('step', 'mu_product', 'exp_avg', 'exp_avg_sq'),
+            run_group(_nadam_kernel, flags, self, params, keys,
                       (group['lr'], beta1, beta2, group['eps'], group['weight_decay'], group['momentum_decay']))
         return loss

@@ -19,7 +19,7 @@ from itertools import chain
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from .._engine import dispatch
+from .._engine import dispatch, lazy as _lazy
 from .._engine.jaxrt import jax, jnp, lax
 from .._engine.state import state as _gstate
 from ..autograd.grad_mode import enable_grad
@@ -90,6 +90,34 @@ def _device_dtype_check_for_fused(p, cuda_unsupported=False):
                            f"supported devices: {devices} but {p.dtype} and {p.device.type}")
 
 
+def _check_lr(lr):
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def _check_adam_args(lr, eps, betas, weight_decay):
+    """The argument checks of the Adam family (Adam, Adamax, NAdam, RAdam), in torch's order."""
+    _check_lr(lr)
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def _check_fused(fused, foreach, differentiable):
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
 def _check_differentiable(name, differentiable):
     if differentiable:
         raise NotImplementedError(f"torchlike.optim.{name}: differentiable=True (autograd through the optimizer "
@@ -145,7 +173,7 @@ def foreach_kernel(per_tensor):
 def _hp(x):
     """A hyperparameter as data for a compiled step: a Tensor's array, else a Python float (weak-typed)."""
     if isinstance(x, Tensor):
-        return x.detach()._value()
+        return x.detach()._raw()
     return float(x)
 
 
@@ -157,10 +185,16 @@ def run_group(kernel, flags, optimizer, params, keys, hp):
     """Run ``kernel`` over ``params`` (all with grads) and their state ``keys``; write new values back."""
     # torch creates no state entry for an optimizer without state (e.g. SGD without momentum)
     sts = [optimizer.state[p] for p in params] if keys else [{} for _ in params]
-    arrays = [p._value() for p in params]
-    grads = [p.grad._value() for p in params]
-    states = [[st[k]._value() if st.get(k) is not None else None for st in sts] for k in keys]
-    new_p, new_s = kernel(flags, arrays, grads, states, tuple(_hp(h) for h in hp))
+    lazy_on = _gstate.mode == 'lazy'
+    get = Tensor._raw if lazy_on else Tensor._value
+    arrays = [get(p) for p in params]
+    grads = [get(p.grad) for p in params]
+    states = [[get(st[k]) if st.get(k) is not None else None for st in sts] for k in keys]
+    hps = tuple(_hp(h) for h in hp)
+    if lazy_on:
+        new_p, new_s = _record_group(kernel, flags, arrays, grads, states, hps)
+    else:
+        new_p, new_s = kernel(flags, arrays, grads, states, hps)
     for p, a in zip(params, new_p):
         p._set_value_inplace(a)
     for k, lst in zip(keys, new_s):
@@ -172,6 +206,38 @@ def run_group(kernel, flags, optimizer, params, keys, hp):
                 st[k] = _new_state(a)
             else:
                 t._set_value_inplace(a)
+
+
+_flat_kernels = {}
+
+
+def _record_group(kernel, flags, arrays, grads, states, hps):
+    """The group update as one node of the lazy graph (Note [Lazy execution]): the kernel over flat arguments,
+    returning the new params and the states it produced (a missing state may be created by the update)."""
+    n = len(arrays)
+    given = tuple(tuple(a is not None for a in lst) for lst in states)
+    token = ('optim', kernel, flags, n, given, len(hps))
+    entry = _flat_kernels.get(token)
+    if entry is None:
+        made = {}                 # which new states are arrays (known once traced)
+
+        def flat(*xs):
+            it = iter(xs)
+            ps = [next(it) for _ in range(n)]
+            gs = [next(it) for _ in range(n)]
+            sts = [[next(it) if g else None for g in lst] for lst in given]
+            h = tuple(next(it) for _ in range(len(hps)))
+            new_p, new_s = kernel(flags, ps, gs, sts, h)
+            made['mask'] = tuple(tuple(a is not None for a in lst) for lst in new_s)
+            return tuple(new_p) + tuple(a for lst in new_s for a in lst if a is not None)
+        entry = _flat_kernels[token] = (jax.jit(flat), made)
+    fn, made = entry
+    args = list(arrays) + list(grads) + [a for lst in states for a in lst if a is not None] + list(hps)
+    out = _lazy.record(fn, token, args)
+    out = out if type(out) is tuple else (out,)
+    it = iter(out[n:])
+    new_s = [[next(it) if m else None for m in lst] for lst in made['mask']]
+    return list(out[:n]), new_s
 
 
 def lerp(start, end, w):
@@ -498,6 +564,36 @@ class Optimizer:
     def _step_tensor(self, value=0.0, fused=False):
         t = _torch()
         return t.tensor(value, dtype=_get_scalar_dtype(is_fused=fused))
+
+    def _groups_to_step(self, name=None, keys=(), init=None, capturable_what='params and state_steps',
+                        supports_xla=True):
+        """Torch's per-group step scaffolding (``_init_group``): yield ``(group, params, keys)`` for each group
+        with gradients, where ``params`` are its params with a grad (``name`` rejects sparse grads for the
+        optimizers that do) and ``keys`` its state entries, in state_dict order (a callable: ``keys(group)``,
+        for options that add entries). ``capturable`` is checked on the params. A param with no state yet gets
+        every key: ``init[key](p, group)`` where given, else ``step`` a zero step counter and the rest zeros
+        like the param (after the fused dtype check, for optimizers with ``fused``)."""
+        init = init or {}
+        for group in self.param_groups:
+            params = self._params_with_grad(group, name)
+            if not params:
+                continue
+            if group.get('capturable'):
+                _check_capturable(params, capturable_what, supports_xla)
+            group_keys = keys(group) if callable(keys) else keys
+            for p in params if group_keys else ():     # (self.state[p] would create an empty entry)
+                state = self.state[p]
+                if len(state) == 0:
+                    if group.get('fused'):
+                        _device_dtype_check_for_fused(p)
+                    for k in group_keys:
+                        state[k] = init[k](p, group) if k in init else self._new_state_entry(k, p, group)
+            yield group, params, group_keys
+
+    def _new_state_entry(self, key, p, group):
+        if key == 'step':
+            return self._step_tensor(0.0, fused=group.get('fused'))
+        return _torch().zeros_like(p)
 
 
 def _step_tensors_to_tensor(optimizer, keys=('step',), fused_key='fused', capturable_key='capturable'):

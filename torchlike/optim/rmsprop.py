@@ -1,8 +1,6 @@
 """torch.optim.RMSprop: alpha, centered, momentum, weight decay, maximize."""
-from .._tensor import Tensor
 from .._engine.jaxrt import jnp
-from .optimizer import _check_capturable
-from .optimizer import (Optimizer, _use_grad_for_differentiable, _check_differentiable,
+from .optimizer import (Optimizer, _check_lr, _use_grad_for_differentiable, _check_differentiable,
                         foreach_kernel, run_group, lerp, cast)
 
 __all__ = ['RMSprop']
@@ -39,15 +37,17 @@ def _rmsprop_update(flags, p, g, st, hp):
 _rmsprop_kernel = foreach_kernel(_rmsprop_update)
 
 
+def _rmsprop_keys(group):
+    return (('step', 'square_avg') + (('momentum_buffer',) if group['momentum'] > 0 else ())
+            + (('grad_avg',) if group['centered'] else ()))
+
+
 class RMSprop(Optimizer):
     r"""RMSprop (Hinton), as ``torch.optim.RMSprop``."""
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= momentum:
@@ -69,26 +69,9 @@ class RMSprop(Optimizer):
     def step(self, closure=None):
         """Perform a single optimization step; ``closure`` re-evaluates the model and returns the loss."""
         loss = self._closure_loss(closure)
-        import torchlike as t
-        for group in self.param_groups:
-            params = self._params_with_grad(group, 'RMSprop')
-            if not params:
-                continue
-            if group['capturable']:
-                _check_capturable(params)
-            has_momentum, centered = group['momentum'] > 0, bool(group['centered'])
-            for p in params:
-                state = self.state[p]
-                if len(state) == 0:
-                    state['step'] = self._step_tensor(0.0)
-                    state['square_avg'] = t.zeros_like(p)
-                    if has_momentum:
-                        state['momentum_buffer'] = t.zeros_like(p)
-                    if centered:
-                        state['grad_avg'] = t.zeros_like(p)
-            keys = ('step', 'square_avg') + (('momentum_buffer',) if has_momentum else ()) + \
-                (('grad_avg',) if centered else ())
-            flags = (bool(group['maximize']), bool(group['weight_decay'] != 0), centered, bool(has_momentum))
+        for group, params, keys in self._groups_to_step('RMSprop', _rmsprop_keys):
+            flags = (bool(group['maximize']), bool(group['weight_decay'] != 0), bool(group['centered']),
+                     bool(group['momentum'] > 0))
             run_group(_rmsprop_kernel, flags, self, params, keys,
                       (group['lr'], group['alpha'], group['eps'], group['weight_decay'], group['momentum']))
         return loss

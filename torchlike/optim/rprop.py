@@ -1,9 +1,7 @@
 """torch.optim.Rprop: resilient backpropagation (etas, step_sizes), maximize."""
-from .._tensor import Tensor
 from .._engine.jaxrt import jnp
-from .optimizer import _check_capturable
-from .optimizer import (Optimizer, _use_grad_for_differentiable, _check_differentiable,
-                        _to_scalar, foreach_kernel, run_group, cast)
+from .optimizer import (Optimizer, _check_lr, _use_grad_for_differentiable, _check_differentiable,
+                        _to_scalar, _torch, foreach_kernel, run_group, cast)
 
 __all__ = ['Rprop']
 
@@ -30,15 +28,20 @@ def _rprop_update(flags, p, g, st, hp):
 _rprop_kernel = foreach_kernel(_rprop_update)
 
 
+def _initial_step_size(p, group):
+    t = _torch()
+    lr = group['lr']
+    if p.is_complex():
+        return t.full_like(p.grad, complex(lr, lr))
+    return t.full_like(p.grad, float(_to_scalar(lr)))
+
+
 class Rprop(Optimizer):
     r"""Resilient backpropagation (Riedmiller & Braun), as ``torch.optim.Rprop``."""
 
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
                  maximize=False, differentiable=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach, maximize=maximize,
@@ -54,25 +57,10 @@ class Rprop(Optimizer):
     def step(self, closure=None):
         """Perform a single optimization step; ``closure`` re-evaluates the model and returns the loss."""
         loss = self._closure_loss(closure)
-        import torchlike as t
-        for group in self.param_groups:
-            params = self._params_with_grad(group, 'Rprop')
-            if not params:
-                continue
-            if group['capturable']:
-                _check_capturable(params)
-            for p in params:
-                state = self.state[p]
-                if len(state) == 0:
-                    state['step'] = self._step_tensor(0.0)
-                    state['prev'] = t.zeros_like(p)
-                    lr = group['lr']
-                    if p.is_complex():
-                        state['step_size'] = t.full_like(p.grad, complex(lr, lr))
-                    else:
-                        state['step_size'] = t.full_like(p.grad, float(_to_scalar(lr)))
+        groups = self._groups_to_step('Rprop', ('step', 'prev', 'step_size'), init={'step_size': _initial_step_size})
+        for group, params, keys in groups:
             etaminus, etaplus = group['etas']
             step_size_min, step_size_max = group['step_sizes']
-            run_group(_rprop_kernel, (bool(group['maximize']),), self, params, ('step', 'prev', 'step_size'),
+            run_group(_rprop_kernel, (bool(group['maximize']),), self, params, keys,
                       (etaminus, etaplus, step_size_min, step_size_max))
         return loss

@@ -1,6 +1,6 @@
 """torch.optim.SGD: momentum, dampening, Nesterov, weight decay, maximize (see Note [Fused group step])."""
 from .._tensor import Tensor
-from .optimizer import (Optimizer, _use_grad_for_differentiable, _check_differentiable,
+from .optimizer import (Optimizer, _check_fused, _use_grad_for_differentiable, _check_differentiable,
                         _device_dtype_check_for_fused, foreach_kernel, run_group, cast)
 
 __all__ = ['SGD']
@@ -46,11 +46,7 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
-        if fused:
-            if differentiable:
-                raise RuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        _check_fused(fused, foreach, differentiable)
         _check_differentiable('SGD', differentiable)
 
     # read by Optimizer.__setstate__ (options missing from older pickles, and which state entries are tensors)
@@ -61,10 +57,7 @@ class SGD(Optimizer):
     def step(self, closure=None):
         """Perform a single optimization step; ``closure`` re-evaluates the model and returns the loss."""
         loss = self._closure_loss(closure)
-        for group in self.param_groups:
-            params = self._params_with_grad(group)
-            if not params:
-                continue
+        for group, params, _ in self._groups_to_step():
             if group['fused']:
                 for p in params:
                     _device_dtype_check_for_fused(p)

@@ -159,7 +159,7 @@ class RNNBase(Module):
 
     def get_expected_hidden_size(self, input, batch_sizes):
         if batch_sizes is not None:
-            mini_batch = int(batch_sizes[0])
+            mini_batch = int(batch_sizes.numpy()[0])   # host metadata: read, not recorded
         else:
             mini_batch = input.size(0) if self.batch_first else input.size(1)
         num_directions = 2 if self.bidirectional else 1
@@ -244,7 +244,7 @@ class RNNBase(Module):
         batch_dim = 0 if self.batch_first else 1
         if isinstance(orig_input, PackedSequence):
             input, batch_sizes, sorted_indices, unsorted_indices = input
-            max_batch_size = int(batch_sizes[0])
+            max_batch_size = int(batch_sizes.numpy()[0])   # host metadata: read, not recorded
         else:
             batch_sizes = None
             if input.dim() not in (2, 3):
@@ -352,7 +352,7 @@ class LSTM(RNNBase):
 
     def get_expected_cell_size(self, input, batch_sizes):
         if batch_sizes is not None:
-            mini_batch = int(batch_sizes[0])
+            mini_batch = int(batch_sizes.numpy()[0])   # host metadata: read, not recorded
         else:
             mini_batch = input.size(0) if self.batch_first else input.size(1)
         num_directions = 2 if self.bidirectional else 1

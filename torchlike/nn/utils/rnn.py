@@ -24,7 +24,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 from ... import _dtype as D
-from ..._engine import dispatch
+from ..._engine import dispatch, lazy as _lazy
 from ..._ops import nn_rnn as _K
 from ..._ops.pointwise import _broadcast_error
 from ..._tensor import Tensor
@@ -159,8 +159,9 @@ def invert_permutation(permutation):
     if permutation is None:
         return None
     t = _torch()
-    output = t.empty_like(permutation)
-    output.scatter_(0, permutation, t.arange(0, permutation.numel(), device=permutation.device))
+    with _lazy.now():   # a permutation of the batch is host metadata, like the lengths it came from
+        output = t.empty_like(permutation)
+        output.scatter_(0, permutation, t.arange(0, permutation.numel(), device=permutation.device))
     return output
 
 
@@ -171,7 +172,7 @@ def _index(a, device=None):
 
 def _keep_source(packed, grid, lengths, batch_first):
     """See Note [Packed sequences keep their padded source]; ``lengths``: sorted, a Tensor on grid's device."""
-    packed.__dict__['_padded'] = (grid, grid._value(), packed.data._value(), lengths, batch_first)
+    packed.__dict__['_padded'] = (grid, grid._raw(), packed.data._raw(), lengths, batch_first)
     return packed
 
 
@@ -182,7 +183,7 @@ def padded_source(packed):
     if kept is None:
         return None
     grid, grid_v, data_v, lengths, batch_first = kept
-    if grid._value() is not grid_v or packed.data._value() is not data_v:
+    if grid._raw() is not grid_v or packed.data._raw() is not data_v:
         return None
     return grid, lengths, batch_first
 
@@ -226,15 +227,17 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     sorted here and the permutation is kept in the result's ``sorted_indices``.
     """
     t = _torch()
-    if not isinstance(lengths, Tensor):
-        lengths = t.as_tensor(lengths, dtype=D.int64, device='cpu')
-    else:
-        lengths = lengths.to(dtype=D.int64)
-    if enforce_sorted:
-        sorted_indices = None
-    else:
-        lengths, sorted_indices = t.sort(lengths, descending=True)
-        sorted_indices = sorted_indices.to(input.device)
+    with _lazy.now():   # lengths are host data (a CPU tensor in torch): sorted now, not recorded into a graph
+        if not isinstance(lengths, Tensor):
+            lengths = t.as_tensor(lengths, dtype=D.int64, device='cpu')
+        else:
+            lengths = lengths.to(dtype=D.int64)
+        if enforce_sorted:
+            sorted_indices = None
+        else:
+            lengths, sorted_indices = t.sort(lengths, descending=True)
+            sorted_indices = sorted_indices.to(input.device)
+    if not enforce_sorted:
         batch_dim = 0 if batch_first else 1
         input = input.index_select(batch_dim, sorted_indices)
     data, batch_sizes, lens = _pack(input, lengths, batch_first)
@@ -268,7 +271,9 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     unsorted_indices = sequence.unsorted_indices
     if unsorted_indices is not None:
         batch_dim = 0 if batch_first else 1
-        return padded.index_select(batch_dim, unsorted_indices), lengths[unsorted_indices.cpu()]
+        with _lazy.now():
+            lengths = lengths[unsorted_indices.cpu()]
+        return padded.index_select(batch_dim, unsorted_indices), lengths
     return padded, lengths
 
 

@@ -50,6 +50,8 @@ from typing import Generic, TypeVar
 
 import torchlike as torch  # attribute access happens at call time, after torchlike has finished importing
 
+from ..._engine import lazy as _lazy
+from ..._engine.state import state as _state
 from . import _utils
 from ._utils import ExceptionWrapper
 from ._utils.worker import _WorkerPayload
@@ -349,6 +351,8 @@ class _BaseDataLoaderIter:
         raise NotImplementedError
 
     def __next__(self):
+        if _state.mode == 'lazy':      # a batch boundary is a step boundary (Note [Lazy execution])
+            _lazy.sync()
         if self._sampler_iter is None:
             self._reset()
         data = self._next_data()

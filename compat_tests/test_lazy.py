@@ -1,0 +1,242 @@
+"""Lazy execution (Note [Lazy execution], torchlike/_engine/lazy.py): the same results as torch and as eager
+mode, one program per training step, no recompiles in the steady state, and the sync points a script relies on."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+import torchlike
+from torchlike import debug
+from conftest import assert_same, to_np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture
+def lazy_mode():
+    prev = torchlike.get_execution_mode()
+    torchlike.set_execution_mode('lazy')
+    yield
+    torchlike.set_execution_mode(prev)
+
+
+def _delta(before):
+    now = debug.metrics()
+    return {k: now[k] - before[k] for k in now}
+
+
+def _mlp(lib, dropout=0.0):
+    return lib.nn.Sequential(lib.nn.Linear(20, 32), lib.nn.ReLU(), lib.nn.Dropout(dropout), lib.nn.Linear(32, 5))
+
+
+def _copy(src, dst):
+    dst.load_state_dict({k: torchlike.tensor(v.detach().numpy()) for k, v in src.state_dict().items()})
+
+
+def _train(lib, model, xs, ys, steps, sched=False, log=None):
+    opt = lib.optim.Adam(model.parameters(), lr=1e-2)
+    sch = lib.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.05, total_steps=steps) if sched else None
+    losses = []
+    for i in range(steps):
+        if log is not None and i == 2:
+            log.append(debug.metrics())
+        opt.zero_grad()
+        loss = lib.nn.functional.cross_entropy(model(xs[i % len(xs)]), ys[i % len(ys)])
+        loss.backward()
+        opt.step()
+        if sch is not None:
+            sch.step()
+        losses.append(loss)
+    return [float(v) for v in losses]
+
+
+def test_training_loop_matches_torch_and_compiles_once(lazy_mode):
+    """An MLP trained with Adam and OneCycleLR (the learning rate changes every step): per-step losses equal
+    torch's, and after the first steps no program is compiled again."""
+    torch.manual_seed(0)
+    ref = _mlp(torch)
+    model = _mlp(torchlike)
+    _copy(ref, model)
+    rng = np.random.default_rng(0)
+    xs = [rng.standard_normal((16, 20)).astype(np.float32) for _ in range(3)]
+    ys = [rng.integers(0, 5, 16) for _ in range(3)]
+    th = _train(torch, ref, [torch.tensor(x) for x in xs], [torch.tensor(y) for y in ys], 12, sched=True)
+    log = []
+    tl = _train(torchlike, model, [torchlike.tensor(x) for x in xs], [torchlike.tensor(y) for y in ys], 12,
+                sched=True, log=log)
+    np.testing.assert_allclose(tl, th, rtol=1e-4, atol=1e-5)
+    d = _delta(log[0])
+    assert d['compiles'] == 0, d
+    assert d['cache_hits'] >= 10 and d['recorded_ops'] > 0, d
+    for (k, a), b in zip(model.state_dict().items(), ref.state_dict().values()):
+        assert_same(a, b, atol=1e-5)
+
+
+def test_dropout_same_as_eager_without_recompiles():
+    """Dropout draws from the default generator: under one seed lazy and eager runs give identical losses and
+    parameters, and lazy mode compiles nothing new after step 2."""
+    def run(mode):
+        prev = torchlike.get_execution_mode()
+        torchlike.set_execution_mode(mode)
+        try:
+            torchlike.manual_seed(3)
+            model = _mlp(torchlike, dropout=0.3)
+            g = torchlike.Generator().manual_seed(1)
+            xs = [torchlike.randn(8, 20, generator=g) for _ in range(2)]
+            ys = [torchlike.randint(0, 5, (8,), generator=g) for _ in range(2)]
+            log = []
+            losses = _train(torchlike, model, xs, ys, 8, sched=True, log=log)
+            compiled = _delta(log[0])
+            return losses, [p.detach().numpy() for p in model.parameters()], compiled
+        finally:
+            torchlike.set_execution_mode(prev)
+    el, ep, _ = run('eager')
+    ll, lp, d = run('lazy')
+    assert el == ll
+    for a, b in zip(ep, lp):
+        np.testing.assert_array_equal(a, b)
+    assert d['compiles'] == 0, d
+
+
+def test_last_batch_of_another_size_costs_one_compile(lazy_mode):
+    torchlike.manual_seed(0)
+    model = _mlp(torchlike)
+    opt = torchlike.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    sizes = [8, 8, 8, 8, 3, 8, 8, 3]
+    counts = []
+    for n in sizes:
+        m = debug.metrics()
+        opt.zero_grad()
+        model(torchlike.randn(n, 20)).sum().backward()
+        opt.step()
+        counts.append(_delta(m)['compiles'])
+    assert sum(counts[2:]) <= 2 and counts[5:] == [0, 0, 0], counts   # the size-3 step compiles once
+
+
+def test_metadata_does_not_sync_and_reads_do(lazy_mode):
+    x = torchlike.ones(3, 4)
+    m = debug.metrics()
+    y = (x * 2).exp().sum(1)
+    assert (y.shape, y.dtype, y.dim(), y.numel(), len(y)) == (torchlike.Size([3]), torchlike.float32, 1, 3, 3)
+    assert _delta(m)['syncs'] == 0
+    assert_same(y, (torch.ones(3, 4) * 2).exp().sum(1))
+    assert _delta(m)['syncs'] == 1
+
+
+def test_print_and_item_inside_a_loop(lazy_mode, capsys):
+    """Value reads in the middle of a step (printing, a branch on .item()) give torch's results."""
+    def loop(lib):
+        w = lib.ones(4, requires_grad=True)
+        outs = []
+        for i in range(3):
+            loss = (w * (i + 1)).pow(2).sum()
+            if loss.item() > 10:
+                print(loss)
+            loss.backward()
+            with lib.no_grad():
+                w -= 0.01 * w.grad
+            w.grad = None
+            outs.append(float(loss))
+        print(w)
+        return outs
+    th = loop(torch)
+    th_out = capsys.readouterr().out
+    tl = loop(torchlike)
+    assert tl == pytest.approx(th, rel=1e-6)
+    assert capsys.readouterr().out == th_out
+
+
+def test_views_and_inplace(lazy_mode):
+    def f(lib):
+        x = lib.arange(12.).reshape(3, 4)
+        row = x[1]
+        row.mul_(10)
+        col = x[:, 2]
+        col += 1
+        y = x.t().contiguous()
+        x.add_(1)
+        return x, row, col, y
+    for a, b in zip(f(torchlike), f(torch)):
+        assert_same(a, b)
+
+
+def test_autograd_higher_order_and_hooks(lazy_mode):
+    def f(lib):
+        x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        seen = []
+        y = (x.sin() * x).sum()
+        x.register_hook(lambda g: seen.append(g.clone()))
+        (g,) = lib.autograd.grad(y, x, create_graph=True)
+        g.sum().backward()
+        return [g, x.grad] + seen
+    tl, th = f(torchlike), f(torch)
+    assert len(tl) == len(th) == 4
+    for a, b in zip(tl, th):
+        assert_same(a.detach(), b.detach(), atol=1e-6)
+
+
+def test_shape_errors_raise_at_the_op(lazy_mode):
+    with pytest.raises(RuntimeError) as th:
+        torch.ones(2, 3) @ torch.ones(2, 3)
+    m = debug.metrics()
+    with pytest.raises(type(th.value)):
+        torchlike.ones(2, 3) @ torchlike.ones(2, 3)
+    assert _delta(m)['syncs'] == 0
+
+
+def test_data_dependent_shapes(lazy_mode):
+    def f(lib):
+        x = lib.tensor([3., -1., 0., 5.]) * 2
+        return x[x > 0], lib.nonzero(x), x.unique()
+    for a, b in zip(f(torchlike), f(torch)):
+        assert_same(a, b)
+
+
+def test_set_execution_mode_validates():
+    with pytest.raises(ValueError):
+        torchlike.set_execution_mode('fast')
+    assert torchlike.get_execution_mode() in ('eager', 'lazy')
+
+
+def test_runner_mode_flag():
+    code = ("import torch\nx = torch.ones(2) * 3\nprint(torch.get_execution_mode(), x.sum().item(), "
+            "torch.debug.metrics()['syncs'])")
+    out = subprocess.run([sys.executable, '-m', 'torchlike', '--mode', 'lazy', '-c', code], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ['lazy', '6.0', '1']
+    bad = subprocess.run([sys.executable, '-m', 'torchlike', '--mode', 'fast', '-c', 'pass'], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and '--mode' in bad.stderr
+
+
+def test_profiler_reports_lazy_programs(lazy_mode):
+    """In lazy mode the profiler shows the recorded ops (recording time) and one row per compiled program run."""
+    w = torchlike.randn(8, 8, requires_grad=True)
+    with torchlike.profiler.profile() as prof:
+        for _ in range(3):
+            (w @ w).relu().sum().backward()
+            torchlike.sync()
+    rows = {e.key: e.count for e in prof.key_averages()}
+    assert rows['aten::relu'] == 3
+    graphs = [k for k in rows if k.startswith('lazy_graph[')]
+    assert graphs and sum(rows[k] for k in graphs) == 3, rows
+
+
+def test_recompile_guard_warns_once_and_falls_back(lazy_mode, monkeypatch):
+    """A sync point whose graph changes every time (a new shape per call) compiles up to the limit, then
+    warns once naming the changed input and runs op by op -- with the same values."""
+    from torchlike._engine import lazy
+    monkeypatch.setattr(lazy, 'RECOMPILE_LIMIT', 3)
+    monkeypatch.setattr(lazy, '_sites', {})
+    m = debug.metrics()
+    with pytest.warns(UserWarning, match=r'compiled 3 different programs; last change: input 0 was float32\[3\], '
+                                         r'now float32\[4\]') as rec:
+        got = [(torchlike.ones(n) * 2).sum().item() for n in range(1, 8)]
+    assert len([w for w in rec if 'torchlike lazy mode' in str(w.message)]) == 1
+    assert got == [(torch.ones(n) * 2).sum().item() for n in range(1, 8)]
+    d = _delta(m)
+    assert d['compiles'] == 3 and d['eager_fallbacks'] == 4, d
