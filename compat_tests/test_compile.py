@@ -203,3 +203,36 @@ def test_training_step_with_backward_runs_lazily_with_a_warning():
     assert torchlike.debug.metrics()['cache_hits'] >= m['cache_hits'] + 2
     for ph, pt in zip(th.parameters(), tl.parameters()):
         assert_same(pt, ph, atol=1e-5)
+
+
+def test_graph_broken_module_then_hot_eager_backward():
+    """Regression: a compiled module whose forward graph-breaks runs lazily; the eager backward that follows
+    (fused once hot, after 3 repetitions) must accept the synced values its graph nodes hold."""
+    def run(T, compile):
+        T.manual_seed(0)
+        lin = T.nn.Linear(4, 3)
+        with T.no_grad():
+            for p in lin.parameters():
+                p.copy_(T.arange(p.numel(), dtype=T.float32).reshape(p.shape) / 10)
+
+        class M(T.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = lin
+
+            def forward(self, x):
+                y = self.lin(x)
+                return y.relu() if y.sum() > 0 else y     # a value read: a graph break
+        m = M()
+        f = compile(m) if compile else m
+        grads = []
+        for i in range(5):
+            m.zero_grad()
+            f(T.ones(2, 4) * (i + 1)).pow(2).sum().backward()
+            grads.append(lin.weight.grad.clone())
+        return grads
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        got = run(torchlike, torchlike.compile)
+    for a, b in zip(got, run(torch, None)):
+        assert_same(a, b)

@@ -18,7 +18,7 @@ defines the semantics this must reproduce; the version checks and buffer release
 from .jaxrt import jax, jnp
 from .state import state
 from . import autograd as _ag
-from . import dispatch
+from . import dispatch, lazy
 
 HOT = 3               # compile a graph's backward whole on its HOT-th sighting (tests repeat graphs twice)
 _MAX_PROGS = 256
@@ -92,7 +92,7 @@ def try_run(roots, retain_graph):
             nxt, nr = nf[s]
             edges.append(None if nxt is None else (where[nxt], nr))
         nkey.append((n._fk, tuple(edges)))
-        flat.extend(n.arrays)
+        flat.extend(n.arrays)    # (a node recorded in lazy mode may hold synced LazyArrays: unwrapped below)
     skey = []
     for s in sinks:
         v = s.variable
@@ -124,7 +124,7 @@ def try_run(roots, retain_graph):
             for _, vc, v in n.out_vcs:
                 if vc[0] != v:
                     n._check_versions()
-    new = prog(*flat)
+    new = prog(*[lazy.concrete(a) for a in flat])
     stats['runs'] += 1
     wrap = dispatch.wrap
     for s, g in zip(sinks, new):

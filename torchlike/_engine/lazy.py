@@ -23,8 +23,22 @@ Sync points: ``Tensor._value()`` (every value read -- item, tolist, numpy, print
 few engine paths that need a concrete array), the end of ``optimizer.step()`` (a global step
 post-hook: the natural step boundary), ``torchlike.sync()``, and a graph-size limit.
 
-Ops that are not jitted (data-dependent shapes, host-side work) run eagerly on concrete inputs,
-forcing a sync only when an input is still pending.
+Ops registered unjitted are recorded too when their body traces abstractly (the identity that writes a
+random fill); the others (data-dependent shapes: nonzero, masked_select, unique) run eagerly on
+concrete inputs, forcing a sync only when an input is still pending. Host metadata (packed-sequence
+lengths, fill values) is computed under ``lazy.now()``, and index/target range checks are skipped for
+pending indices (as torch_xla: no sync inside a step).
+
+Random draws record their exact-size threefry program with (seed, offset) as Python-int inputs, so a
+new step's dropout mask compiles nothing; the numbers equal eager mode's bucketed draws.
+
+Donation: an input array that only the graph refers to (Python's reference count says so: a
+parameter or optimizer state whose tensor now holds the pending update) is donated to the program
+when an output of its shape and dtype can take its buffer.
+
+Recompile guard: each sync site (the user code line that caused it) may compile RECOMPILE_LIMIT
+programs; past that it warns once, naming what changed (an input's shape, an op's attributes), and
+runs its graphs op by op from then on.
 """
 import os
 import sys

@@ -110,6 +110,40 @@ def _lowp_mm_bwd(precision, res, g):
 _lowp_mm.defvjp(_lowp_mm_fwd, _lowp_mm_bwd)
 
 
+def linear_acc(x, w):
+    """``x @ w.T`` for nn.Linear's (out, in) weight. Float16/bfloat16 contract the weight's last dim in place
+    (lax.dot_general) instead of materialising ``w.T``: XLA:CPU's bf16 gemm with a transposed operand ran at
+    half the speed (measured 256x2048 @ 2048x2048 on this 2-core CPU: 14.6 ms with ``w.T``, 7.4 ms in place)."""
+    if _acc(x.dtype) is None or x.dtype != w.dtype or w.ndim != 2:
+        return matmul_acc(x, w.T)
+    return _lowp_linear(x, w)
+
+
+def _dot(a, b, ca, cb):
+    return lax.dot_general(a, b, (((ca,), (cb,)), ((), ())), preferred_element_type=jnp.float32)
+
+
+@jax.custom_vjp
+def _lowp_linear(x, w):
+    return _dot(x, w, x.ndim - 1, 1).astype(x.dtype)
+
+
+def _lowp_linear_fwd(x, w):
+    return _lowp_linear(x, w), (x, w)
+
+
+def _lowp_linear_bwd(res, g):
+    # as _lowp_mm_bwd: low-precision products on the low-precision gradient, float32 accumulation
+    x, w = res
+    g = g.astype(x.dtype)
+    gx = _dot(g, w, g.ndim - 1, 0)
+    gw = _dot(g.reshape(-1, w.shape[0]), x.reshape(-1, w.shape[1]), 0, 0)
+    return gx.astype(x.dtype), gw.astype(w.dtype)
+
+
+_lowp_linear.defvjp(_lowp_linear_fwd, _lowp_linear_bwd)
+
+
 def _shape_str(s):
     return 'x'.join(str(n) for n in s)
 

@@ -46,7 +46,7 @@ def _linear(input, weight, bias, *, nd):
     if input.dtype != weight.dtype:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_linalg.sname(input)} and "
                            f"{_linalg.sname(weight)}")
-    y = _linalg.matmul_acc(input, weight.T)     # float16/bfloat16 accumulate in float32, as torch's CPU gemm
+    y = _linalg.linear_acc(input, weight)     # float16/bfloat16 accumulate in float32, as torch's CPU gemm
     return y if bias is None else y + bias
 
 
