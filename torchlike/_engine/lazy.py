@@ -57,6 +57,7 @@ _count = [0]                # nodes recorded since the last sync
 _seq = [0]
 _shape_cache = {}           # (token, input signature) -> (multi, output avals)
 _programs = {}              # program key -> jitted replay function
+_MAX_PROGRAMS = 512
 
 observers = []             # called as f(name, start_ns, end_ns) after each program run (the profiler)
 _metrics = {'recorded_ops': 0, 'syncs': 0, 'compiles': 0, 'cache_hits': 0, 'compile_time_s': 0.0,
@@ -64,7 +65,9 @@ _metrics = {'recorded_ops': 0, 'syncs': 0, 'compiles': 0, 'cache_hits': 0, 'comp
 
 
 class _Node:
-    __slots__ = ('fn', 'token', 'args', 'seq', '__weakref__')
+    # sharding: where the program will run (its first array argument's placement, inherited through pending
+    # arguments), kept so that ``tensor.device`` on a pending result needs no walk up the graph
+    __slots__ = ('fn', 'token', 'args', 'seq', 'sharding', '__weakref__')
 
 
 class LazyArray:
@@ -95,19 +98,10 @@ class LazyArray:
         return self.aval.weak_type
 
     def devices(self):
-        # the device of the first concrete input upstream (programs run where their inputs live)
-        stack, seen = [self.node], set()
-        while stack:
-            n = stack.pop()
-            if n is None or n.seq in seen:
-                continue
-            seen.add(n.seq)
-            for a in n.args:
-                if type(a) is tuple:
-                    stack.append(a[0])
-                elif hasattr(a, 'devices'):
-                    return a.devices()
-        return self.get().devices() if self.value is not None else {jax.devices()[0]}
+        if self.value is not None:
+            return self.value.devices()
+        sh = self.node.sharding
+        return sh.device_set if sh is not None else {jax.devices()[0]}
 
     def get(self):
         """The concrete array (syncs if still pending)."""
@@ -130,13 +124,16 @@ def concrete(a):
     return a.get() if type(a) is LazyArray else a
 
 
+_PY_SCALARS = (bool, int, float, complex)
+
+
 def _sig(a):
     t = type(a)
     if t is LazyArray:
         return a.aval
     if a is None:
         return None
-    if t in (bool, int, float, complex):
+    if t in _PY_SCALARS:
         return t
     return a.aval
 
@@ -145,7 +142,7 @@ def _abstract(a):
     t = type(a)
     if t is LazyArray:
         a = a.aval
-    elif a is None or t in (bool, int, float, complex):
+    elif a is None or t in _PY_SCALARS:
         return a
     return jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
 
@@ -176,7 +173,17 @@ def record(fn, token, args):
         node = _Node()
         node.fn = fn
         node.token = token
-        node.args = tuple((a.node, a.idx) if type(a) is LazyArray else a for a in ins)
+        node.args = args = tuple((a.node, a.idx) if type(a) is LazyArray else a for a in ins)
+        sh = None
+        for a in args:
+            if type(a) is tuple:
+                sh = a[0].sharding
+                break
+            if a is not None and type(a) not in _PY_SCALARS:
+                sh = getattr(a, 'sharding', None)       # (a host numpy argument has none)
+                if sh is not None:
+                    break
+        node.sharding = sh
         _seq[0] += 1
         node.seq = _seq[0]
         outs = []
@@ -252,7 +259,7 @@ def sync():
                     refs.append(None)
                 else:
                     t = type(a)
-                    if t in (bool, int, float, complex):
+                    if t in _PY_SCALARS:
                         i = len(inputs)
                         inputs.append(a)
                         in_sig.append(t)
@@ -273,7 +280,7 @@ def sync():
             if k not in out_index:
                 out_index[k] = len(outs)
                 outs.append(k)
-        a = n = None
+        a = n = None            # loop variables would count as references in _donatable's refcounts
         out_avals = [None] * len(outs)
         for la in live:
             out_avals[out_index[(pos[la.node.seq], la.idx)]] = la.aval
@@ -287,6 +294,8 @@ def sync():
             res = _replay([n.fn for n in order], structure, outs)(*inputs)
             _metrics['execute_time_s'] += (time.perf_counter_ns() - t0) / 1e9
         elif prog is None:
+            if len(_programs) >= _MAX_PROGRAMS:         # oldest first: a long run's early graphs rarely return
+                del _programs[next(iter(_programs))]
             prog = _programs[key] = jax.jit(_replay([n.fn for n in order], structure, outs), donate_argnums=donate)
             _metrics['compiles'] += 1
             res = prog(*inputs)

@@ -118,12 +118,10 @@ def stop(session):
 def _block(res):
     # pending outputs in lazy mode are not waited for: the op's row is its recording time, and the program
     # that computes it gets its own row (Note [Lazy execution])
-    T = dispatch.Tensor
-    for r in (res,) if isinstance(res, T) else res if isinstance(res, (tuple, list)) else ():
-        if isinstance(r, T):
-            v = r._raw()
-            if type(v) is not _lazy.LazyArray:
-                jax.block_until_ready(v)
+    for r in _outputs(res):
+        v = r._raw()
+        if type(v) is not _lazy.LazyArray:
+            jax.block_until_ready(v)
 
 
 def _outputs(res):
