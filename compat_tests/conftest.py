@@ -9,7 +9,7 @@ import torchlike
 def to_np(x):
     """numpy value of a torch or torchlike tensor (or nested structure)."""
     if isinstance(x, torch.Tensor):
-        x = x.detach()
+        x = x.detach().resolve_conj().resolve_neg()
         if x.dtype == torch.bfloat16:
             x = x.float()
         return x.cpu().numpy()

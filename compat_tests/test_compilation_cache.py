@@ -14,10 +14,11 @@ PROGRAM = ("import torchlike as torch, numpy as np\n"
            "print(repr(np.asarray(m.weight.grad.numpy()).tolist()))\n")
 
 
-def _run_code(code, env_dir):
+def _run_code(code, env_dir, min_secs='0'):
     env = dict(os.environ)
     env.pop('JAX_COMPILATION_CACHE_DIR', None)
     env['TORCHLIKE_CACHE_DIR'] = env_dir
+    env['TORCHLIKE_CACHE_MIN_SECS'] = min_secs      # every program, however quick to compile
     return subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True, check=True).stdout
 
 
@@ -26,7 +27,8 @@ def _run(env_dir):
 
 
 def _entries(d):
-    return sorted(f for f in os.listdir(d)) if os.path.isdir(d) else []
+    # programs (JAX's '-cache' files), not its lock file
+    return sorted(f for f in os.listdir(d) if not f.startswith('.')) if os.path.isdir(d) else []
 
 
 def test_second_run_reuses_cached_programs(tmp_path):
@@ -45,10 +47,30 @@ def test_second_run_reuses_cached_programs(tmp_path):
     np.testing.assert_allclose(eval(ours), eval(theirs), atol=1e-6)
 
 
-def test_off_without_the_setting(tmp_path):
-    d = tmp_path / 'unused'
-    env = dict(os.environ, XDG_CACHE_HOME=str(d), HOME=str(d))
+def _env_home(home, **settings):
+    env = dict(os.environ, XDG_CACHE_HOME=str(home), HOME=str(home), **settings)
     env.pop('JAX_COMPILATION_CACHE_DIR', None)
-    env.pop('TORCHLIKE_CACHE_DIR', None)
-    subprocess.run([sys.executable, '-c', PROGRAM], env=env, capture_output=True, check=True)
-    assert not d.exists() or not any(d.rglob('*'))
+    for k in ('TORCHLIKE_CACHE_DIR', 'TORCHLIKE_CACHE_MIN_SECS'):
+        if k not in settings:
+            env.pop(k, None)
+    return env
+
+
+def test_on_by_default_in_the_user_cache_folder(tmp_path):
+    subprocess.run([sys.executable, '-c', PROGRAM], env=_env_home(tmp_path, TORCHLIKE_CACHE_MIN_SECS='0'),
+                   capture_output=True, check=True)
+    assert _entries(str(tmp_path / 'torchlike' / 'xla'))
+
+
+def test_quick_programs_are_not_written(tmp_path):
+    # the threshold (default 0.2 s) keeps the many small eager programs out of the folder
+    subprocess.run([sys.executable, '-c', PROGRAM], env=_env_home(tmp_path, TORCHLIKE_CACHE_MIN_SECS='1000'),
+                   capture_output=True, check=True)
+    assert not _entries(str(tmp_path / 'torchlike' / 'xla'))
+
+
+def test_off_with_an_empty_setting(tmp_path):
+    subprocess.run([sys.executable, '-c', PROGRAM], env=_env_home(tmp_path, TORCHLIKE_CACHE_DIR='',
+                                                                  TORCHLIKE_CACHE_MIN_SECS='0'),
+                   capture_output=True, check=True)
+    assert not any(tmp_path.rglob('*'))

@@ -265,3 +265,94 @@ def test_same_seed_bit_identical_training():
     a, b, c = _train(7), _train(7), _train(8)
     assert all(np.array_equal(x, y) for x, y in zip(a, b))
     assert any(not np.array_equal(x, y) for x, y in zip(a, c))
+
+
+# ---- fill_uninitialized_memory -----------------------------------------------------------------
+
+@pytest.fixture
+def _keep_fill_flag():
+    """torch.utils.deterministic.fill_uninitialized_memory is not in _snapshot; restore it here."""
+    before = [(lib, lib.utils.deterministic.fill_uninitialized_memory) for lib in (torch, torchlike)]
+    yield
+    for lib, v in before:
+        lib.utils.deterministic.fill_uninitialized_memory = v
+
+
+def test_fill_uninitialized_memory_flag(_keep_fill_flag):
+    def set_fill(v):
+        def step(t):
+            t.utils.deterministic.fill_uninitialized_memory = v
+            return t.utils.deterministic.fill_uninitialized_memory
+        return step
+    _same([
+        lambda t: t.utils.deterministic.fill_uninitialized_memory,      # default True
+        set_fill(False), set_fill(True),
+        set_fill(1), set_fill(None), set_fill('yes'),                   # only a real bool: RuntimeError
+        lambda t: t.utils.deterministic.fill_uninitialized_memory,
+    ])
+
+
+_FILL_DTYPES = ['float32', 'float64', 'float16', 'bfloat16', 'complex64', 'complex128', 'int8', 'uint8', 'int16',
+                'int32', 'int64', 'uint16', 'uint32', 'uint64', 'bool']
+
+
+def _np(x):
+    if isinstance(x, torch.Tensor):
+        return (x.float() if x.dtype == torch.bfloat16 else x).numpy()
+    return np.asarray(x._materialize()).astype(np.float32) if x.dtype == torchlike.bfloat16 \
+        else np.asarray(x._materialize())
+
+
+def _check_filled(make, warn_only=False):
+    """make(lib) under use_deterministic_algorithms(True): torchlike's contents equal torch's (NaN,
+    NaN+0j, the integer maximum, True)."""
+    out = []
+    for lib in (torch, torchlike):
+        lib.use_deterministic_algorithms(True, warn_only=warn_only)
+        out.append(make(lib))
+    th, tl = out
+    assert str(tl.dtype) == str(th.dtype) and tuple(tl.shape) == tuple(th.shape)
+    assert tl.requires_grad == th.requires_grad
+    np.testing.assert_array_equal(_np(tl.detach()), _np(th.detach()))   # NaN == NaN here
+    return th
+
+
+@pytest.mark.parametrize('dtype', _FILL_DTYPES)
+def test_empty_filled_under_determinism(dtype):
+    th = _check_filled(lambda t: t.empty(2, 3, dtype=getattr(t, dtype)))
+    assert th.numel() == 6 and not (_np(th) == 0).all()        # the oracle filled it (it is not zeros)
+
+
+@pytest.mark.parametrize('make', [
+    lambda t: t.empty((2, 3)),
+    lambda t: t.empty(4, requires_grad=True),
+    lambda t: t.empty_like(t.ones(2, 2, dtype=t.int32)),
+    lambda t: t.empty_like(t.ones(3), dtype=t.float64),
+    lambda t: t.empty_strided((2, 3), (1, 2)),
+    lambda t: t.empty_strided((2, 3), (3, 1), dtype=t.int16),
+    lambda t: t.empty(5, out=t.ones(2)),                 # the out tensor is resized and filled
+], ids=['size', 'requires_grad', 'like', 'like_dtype', 'strided', 'strided_int', 'out'])
+def test_empty_variants_filled_under_determinism(make):
+    _check_filled(make)
+
+
+def test_empty_filled_under_warn_only():
+    _check_filled(lambda t: t.empty(3), warn_only=True)
+
+
+def test_new_empty_filled_under_determinism():
+    _check_filled(lambda t: t.ones(2, dtype=t.float64).new_empty(3))
+
+
+@pytest.mark.parametrize('det,fill', [(True, False), (False, True)])
+def test_no_fill_unless_both_flags(det, fill, _keep_fill_flag):
+    # torch's contents are then arbitrary (it answers only dtype and shape); torchlike must not fill
+    out = []
+    for lib in (torch, torchlike):
+        lib.use_deterministic_algorithms(det)
+        lib.utils.deterministic.fill_uninitialized_memory = fill
+        out.append((lib.empty(3), lib.empty(3, dtype=lib.int32)))
+    for th, tl in zip(*out):
+        assert str(tl.dtype) == str(th.dtype) and tuple(tl.shape) == tuple(th.shape)
+    f, i = out[1]
+    assert not np.isnan(_np(f)).any() and not (_np(i) == np.iinfo(np.int32).max).any()

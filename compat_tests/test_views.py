@@ -288,3 +288,47 @@ def test_dtype_view_geometry():
                 x.view(T.uint8)[1, 4:].stride(), x.view(T.uint8)[1, 4:].storage_offset(),
                 x.view(T.float64).stride(), x[1].view(T.float64).storage_offset())
     check(f)
+
+
+# ---- conj and neg bits (Note [Conjugate and negative bits]) ---------------------------------------------
+
+def _cx(T, grad=False):
+    return T.tensor([[1 + 2j, 3 - 4j], [-5 + 0.5j, 2j]], requires_grad=grad)
+
+
+_BIT_CASES = {
+    'flags': lambda T: [(lambda y: (y.is_conj(), y.conj().is_conj(), y[0].is_conj(), y.t().is_conj(),
+                                    y.detach().is_conj(), y.clone().is_conj(), (y + 0).is_conj(),
+                                    y.imag.is_neg(), y.imag.is_conj(), y.real.is_neg(), y.contiguous().is_conj(),
+                                    T.is_conj(y), y.resolve_conj().is_conj(), y.imag.resolve_neg().is_neg(),
+                                    y.mH.is_conj(), y.conj_physical().is_conj()))(_cx(T).conj())],
+    'real_has_no_bits': lambda T: (T.tensor([1., 2.]).conj().is_conj(), T.tensor([1., 2.]).is_neg()),
+    'values': lambda T: (lambda y: (y, y.imag, y.real, y.mH, y.resolve_conj(), y.conj(), y.imag.resolve_neg()))(
+        _cx(T).conj()),
+    'write_through': lambda T: (lambda x: (lambda y: (y.__setitem__(0, T.tensor([5 + 6j, 1j])), y.mul_(2),
+                                                      y.imag.add_(1), x)[-1])(x.conj()))(_cx(T)),
+    'numpy_refuses_conj': lambda T: _cx(T).conj().numpy(),
+    'numpy_refuses_neg': lambda T: _cx(T).conj().imag.numpy(),
+    'resolved_numpy': lambda T: T.from_numpy(_cx(T).conj().resolve_conj().numpy()),
+    'view_as_real_refuses': lambda T: T.view_as_real(_cx(T).conj()),
+    'view_as_real_resolved': lambda T: T.view_as_real(_cx(T).conj().resolve_conj()),
+    'view_dtype_refuses': lambda T: _cx(T).conj().view(T.complex64),
+    'view_dtype_refuses_neg': lambda T: _cx(T).conj().imag.view(T.int32),
+    'grad_fn_names': lambda T: [f.name() for f in (_cx(T, True).conj().grad_fn, _cx(T, True).mH.grad_fn,
+                                                           _cx(T, True).conj().resolve_conj().grad_fn)],
+    'resolve_is_a_copy': lambda T: (lambda x: (lambda r: (r.mul_(0), x)[-1])(x.conj().resolve_conj()))(_cx(T)),
+}
+
+
+@pytest.mark.parametrize('case', sorted(_BIT_CASES))
+def test_conj_neg_bits(case):
+    check(_BIT_CASES[case])
+
+
+def test_conj_view_gradient():
+    def f(T):
+        x = _cx(T, grad=True)
+        y = x.conj()
+        (y * T.tensor([[1 + 1j, 2], [3j, -1]])).abs().sum().backward()
+        return x.grad
+    check(f)

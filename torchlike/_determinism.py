@@ -48,6 +48,7 @@ class _Flags:
     cudnn_deterministic = False
     cudnn_allow_tf32 = True
     added_xla_flag = False       # whether XLA_FLAGS holds the flag because of us (so it can be taken back)
+    fill_uninitialized_memory = True   # torch.utils.deterministic.fill_uninitialized_memory (see _ops/creation.py)
 
 
 flags = _Flags()
@@ -154,6 +155,17 @@ def set_deterministic_debug_mode(debug_mode):
         use_deterministic_algorithms(True)
     else:
         raise RuntimeError(f'invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}')
+
+
+def get_deterministic_fill_uninitialized_memory():
+    return flags.fill_uninitialized_memory
+
+
+def set_deterministic_fill_uninitialized_memory(mode):
+    """Whether torch.empty & co. fill their memory (NaN / the integer maximum) under deterministic algorithms."""
+    if type(mode) is not bool:
+        raise RuntimeError(f'expected a bool, but got {type(mode).__name__}')
+    flags.fill_uninitialized_memory = mode
 
 
 def get_deterministic_debug_mode():

@@ -407,9 +407,22 @@ class Tensor:
     def numpy(self, *, force=False):
         if self.requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if not force:
+            self._check_no_bits()
         return np.asarray(self._materialize())
 
+    def _check_no_bits(self):
+        # numpy shares memory with the tensor, so torch refuses a tensor whose values are read conjugated/negated
+        d = self.__dict__
+        if d.get('_conj_bit', False):
+            raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. "
+                               "Use tensor.resolve_conj().numpy() instead.")
+        if d.get('_neg_bit', False):
+            raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. "
+                               "Use tensor.resolve_neg().numpy() instead.")
+
     def __array__(self, dtype=None, copy=None):
+        self._check_no_bits()
         a = np.asarray(self._materialize())
         return a if dtype is None else a.astype(dtype)
 
@@ -508,19 +521,21 @@ class Tensor:
         return creation.tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False, **kw):
-        return self.new_zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+        from ._ops import creation      # torch.empty's fill under deterministic algorithms applies here too
+        return creation.empty(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad, **kw)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **kw):
         from ._ops import creation
-        return creation.zeros(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+        return creation.zeros(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad, **kw)
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False, **kw):
         from ._ops import creation
-        return creation.ones(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+        return creation.ones(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad, **kw)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, **kw):
         from ._ops import creation
-        return creation.full(size, fill_value, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+        return creation.full(size, fill_value, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad,
+                             **kw)
 
     def share_memory_(self):
         return self

@@ -44,6 +44,26 @@ def mark(o, key, inp, outs):
             out.__dict__['_detached_view'] = True
         for k in sticky:
             out.__dict__[k] = True
+    _mark_bits(o.name, inp, outs)
+
+
+def _mark_bits(name, inp, outs):
+    # torch's conj/neg bits (Note [Conjugate and negative bits] in _ops/pointwise.py): views keep them, conj
+    # flips the conj bit, and the imaginary part of a conjugated tensor is read negated
+    d = inp.__dict__
+    conj, neg = d.get('_conj_bit', False), d.get('_neg_bit', False)
+    if name == '_conj':
+        conj = not conj
+    elif name == '_imag':
+        conj, neg = False, conj
+    elif name == '_real':
+        conj = neg = False
+    if conj or neg:
+        for out in outs:
+            if conj:
+                out.__dict__['_conj_bit'] = True
+            if neg:
+                out.__dict__['_neg_bit'] = True
 
 
 def byte_offsets(root_shape, root_dtype, chain):

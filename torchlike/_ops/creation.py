@@ -160,12 +160,47 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
     return _out(_fill(_size(size), 1, dtype or D.state.default_dtype, device, requires_grad), out)
 
 
+def _uninit_value(dtype):
+    """What torch writes into "uninitialised" memory when use_deterministic_algorithms(True) (warn_only or not)
+    and torch.utils.deterministic.fill_uninitialized_memory (default True) are set: NaN for floating and
+    complex dtypes (NaN + 0j), the largest value for integers, True for bool. None otherwise."""
+    from .._determinism import flags
+    if not (flags.deterministic and flags.fill_uninitialized_memory):
+        return None
+    if dtype.is_floating_point or dtype.is_complex:
+        return float('nan')
+    if dtype is D.bool:
+        return True
+    return np.iinfo(dtype.np).max
+
+
+@op('_full_uninit', static=('size', 'dtype'), function=False, method=False, differentiable=False)
+def _full_uninit(*, size, dtype):
+    # the value is a constant of the program: uint64's largest value does not fit a dynamic (int64) argument
+    return jnp.full(size, np.asarray(_uninit_value(dtype), dtype.np), dtype.np)
+
+
+def _empty(size, dtype, device, requires_grad):
+    """Contents of torch.empty & co. Uninitialised memory in torch; zeros here (any value is a valid 'empty'
+    content), except under deterministic algorithms, where torch fills it with a known value (_uninit_value)."""
+    v = _uninit_value(dtype)
+    if v is None:
+        return _fill(size, 0, dtype, device, requires_grad)
+    host = cpu_target(device)
+    if host is not None:
+        t = dispatch.wrap(jax.device_put(np.full(size, v, dtype.np), host))
+    else:
+        t = dispatch.apply(_full_uninit, (), (size, dtype))
+        if device is not None:
+            t = t.to(device)
+    return _finish(t, requires_grad)
+
+
 @public('empty')
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
-    # Uninitialised memory in torch; zeros here (any value is a valid 'empty' content).
     _check_fmt('empty', layout, memory_format)
-    return _out(_fill(_size(size), 0, dtype or D.state.default_dtype, device, requires_grad), out)
+    return _out(_empty(_size(size), dtype or D.state.default_dtype, device, requires_grad), out)
 
 
 @public('full')
@@ -200,7 +235,12 @@ def _like(name, value):
 
 zeros_like = _like('zeros_like', 0)
 ones_like = _like('ones_like', 1)
-empty_like = _like('empty_like', 0)
+
+
+@public('empty_like')
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    _check_fmt('empty_like', layout, memory_format)
+    return _empty(tuple(input.shape), dtype or input.dtype, device or None, requires_grad)
 
 
 @public('full_like')
@@ -211,7 +251,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 
 @public('empty_strided')
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
-    return zeros(tuple(size), dtype=dtype, device=device, requires_grad=requires_grad)
+    _check_fmt('empty_strided', layout, None)
+    return _empty(_size((tuple(size),)), dtype or D.state.default_dtype, device, requires_grad)
 
 
 @op('_arange', static=('start', 'end', 'step', 'n', 'dtype'), function=False, method=False, differentiable=False)

@@ -18,6 +18,7 @@ import numbers
 from .. import _dtype as D
 from .._engine.registry import op, public
 from .._engine import dispatch
+from ..amp.autocast_mode import autocast_entry
 from .._engine.dispatch import _tname
 from .._engine.jaxrt import jnp
 from .._tensor import Tensor
@@ -230,36 +231,42 @@ def _c2r(fname, kind, input, n, dim, norm, out):
 
 
 @public('fft', namespace='fft')
+@autocast_entry('fft_fft')
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
     """fft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor"""
     return _c2c_or_r2c('fft', input, n, dim, norm, True, out)
 
 
 @public('ifft', namespace='fft')
+@autocast_entry('fft_ifft')
 def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     """ifft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor"""
     return _c2c_or_r2c('ifft', input, n, dim, norm, False, out)
 
 
 @public('rfft', namespace='fft')
+@autocast_entry('fft_rfft')
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     """rfft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor"""
     return _r2c_onesided('rfft', 'rfft', input, n, dim, norm, True, out)
 
 
 @public('ihfft', namespace='fft')
+@autocast_entry('fft_ihfft')
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     """ihfft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor"""
     return _r2c_onesided('ihfft', 'ihfft', input, n, dim, norm, False, out)
 
 
 @public('irfft', namespace='fft')
+@autocast_entry('fft_irfft')
 def irfft(input, n=None, dim=-1, norm=None, *, out=None):
     """irfft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor"""
     return _c2r('irfft', 'irfft', input, n, dim, norm, out)
 
 
 @public('hfft', namespace='fft')
+@autocast_entry('fft_hfft')
 def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     """hfft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor"""
     return _c2r('hfft', 'hfft', input, n, dim, norm, out)
@@ -311,7 +318,8 @@ def _n_dim_family(name, default_dim, make):
         return make(name, input, s, dim, norm, out)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f'{name}(input, s=None, dim={default_dim}, norm=None, *, out=None) -> Tensor'
-    return public(name, namespace='fft')(f)
+    # every transform declares its ATen name; the autocast tables list the ones torch casts (not hfft2/hfftn/...)
+    return public(name, namespace='fft')(autocast_entry('fft_' + name)(f))
 
 
 for _suffix, _default in (('n', None), ('2', (-2, -1))):

@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._engine import dispatch
+from ..amp.autocast_mode import autocast_entry
 from .._engine.jaxrt import jax, jnp
 from .._engine.registry import op, public, method
 from .._tensor import Tensor
@@ -125,6 +126,7 @@ def _index_copy_checked(input, dim, index, source):
 
 
 @public('index_copy', method=True)
+@autocast_entry('index_copy')
 def index_copy(input, dim, index, source, *, out=None):
     dim = _index_copy_checked(input, dim, index, source)
     return dispatch.apply(_index_copy, (input, index, source), (dim,), out)

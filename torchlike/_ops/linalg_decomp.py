@@ -13,6 +13,7 @@ import numpy as np
 from .. import return_types
 from .._engine.registry import op, public, PUBLIC
 from .._engine import dispatch
+from ..amp.autocast_mode import autocast_entry
 from .._engine.jaxrt import jax, jnp, lax
 from .linalg import sname
 
@@ -216,6 +217,7 @@ def _linalg_inv_ex(A):
 
 
 @public('inv_ex', namespace='linalg')
+@autocast_entry('linalg_inv_ex')
 def inv_ex(A, *, check_errors=False, out=None):
     check_square(A, 'linalg.inv')
     r = dispatch.apply(_linalg_inv_ex, (A,), (), out)
@@ -225,6 +227,7 @@ def inv_ex(A, *, check_errors=False, out=None):
 
 
 @public('inv', namespace='linalg')
+@autocast_entry('linalg_inv')
 def inv(A, *, out=None):
     check_square(A, 'linalg.inv')
     r = dispatch.apply(_linalg_inv_ex, (A,), ())
@@ -235,6 +238,7 @@ def inv(A, *, out=None):
 
 
 @public('inverse', method=True)
+@autocast_entry('inverse')
 def inverse(input, *, out=None):
     return inv(input, out=out)
 
@@ -254,6 +258,7 @@ def _linalg_cholesky_ex(A, *, upper):
 
 
 @public('cholesky_ex', namespace='linalg')
+@autocast_entry('linalg_cholesky_ex')
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     check_square(A, 'linalg.cholesky')
     r = dispatch.apply(_linalg_cholesky_ex, (A,), (bool(upper),), out)
@@ -263,6 +268,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
 
 
 @public('cholesky', namespace='linalg')
+@autocast_entry('linalg_cholesky')
 def linalg_cholesky(A, *, upper=False, out=None):
     check_square(A, 'linalg.cholesky')
     r = dispatch.apply(_linalg_cholesky_ex, (A,), (bool(upper),))
@@ -284,6 +290,7 @@ def _linalg_qr(A, *, mode):
 
 
 @public('qr', namespace='linalg')
+@autocast_entry('linalg_qr')
 def linalg_qr(A, mode='reduced', *, out=None):
     check_matrix(A, 'linalg.qr')
     if mode not in ('reduced', 'complete', 'r'):
@@ -293,6 +300,7 @@ def linalg_qr(A, mode='reduced', *, out=None):
 
 
 @public('qr', method=True)
+@autocast_entry('qr')
 def qr(input, some=True, *, out=None):
     check_matrix(input, 'linalg.qr')
     r = dispatch.apply(_linalg_qr, (input,), ('reduced' if some else 'complete',), out)
@@ -322,6 +330,7 @@ def _linalg_eigvalsh(A, *, UPLO):
 
 
 @public('eigh', namespace='linalg')
+@autocast_entry('linalg_eigh')
 def eigh(A, UPLO='L', *, out=None):
     check_square(A, 'linalg.eigh')
     _check_uplo(UPLO, 'linalg.eigh')
@@ -329,6 +338,7 @@ def eigh(A, UPLO='L', *, out=None):
 
 
 @public('eigvalsh', namespace='linalg')
+@autocast_entry('linalg_eigvalsh')
 def eigvalsh(A, UPLO='L', *, out=None):
     check_square(A, 'linalg.eigvalsh')
     _check_uplo(UPLO, 'linalg.eigvalsh')
@@ -351,12 +361,14 @@ def _linalg_eigvals(A):
 
 
 @public('eig', namespace='linalg')
+@autocast_entry('linalg_eig')
 def eig(A, *, out=None):
     check_square(A, 'linalg.eig')
     return dispatch.apply(_linalg_eig, (A,), (), out)
 
 
 @public('eigvals', namespace='linalg')
+@autocast_entry('linalg_eigvals')
 def eigvals(A, *, out=None):
     check_square(A, 'linalg.eigvals')
     return dispatch.apply(_linalg_eigvals, (A,), (), out)
@@ -388,6 +400,7 @@ def _linalg_svdvals(A):
 
 
 @public('svd', namespace='linalg')
+@autocast_entry('linalg_svd')
 def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     check_matrix(A, 'linalg.svd')
     if driver is not None:
@@ -396,6 +409,7 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
 
 
 @public('svdvals', namespace='linalg')
+@autocast_entry('linalg_svdvals')
 def svdvals(A, *, driver=None, out=None):
     check_matrix(A, 'linalg.svdvals')
     if driver is not None:
@@ -410,6 +424,7 @@ def _svd_legacy(input, *, some):
 
 
 @public('svd', method=True)
+@autocast_entry('svd')
 def svd(input, some=True, compute_uv=True, *, out=None):
     check_matrix(input, 'linalg.svd')
     if compute_uv:
@@ -637,6 +652,7 @@ def _ormqr(input, input2, input3, *, left, transpose):
 
 
 @public('ormqr', method=True)
+@autocast_entry('ormqr')
 def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
     check_matrix(input, 'torch.ormqr', 'input')
     m = input.shape[-2]
@@ -651,6 +667,7 @@ def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
 
 
 @public('householder_product', namespace='linalg')
+@autocast_entry('linalg_householder_product')
 def householder_product(A, tau, *, out=None):
     check_matrix(A, 'torch.linalg.householder_product')
     if A.shape[-2] < A.shape[-1]:
@@ -686,12 +703,14 @@ if _jax_geqrf is not None:
         return a, tau
 
     @public('geqrf', method=True)
+    @autocast_entry('geqrf')
     def geqrf(input, *, out=None):
         check_matrix(input, 'torch.geqrf', 'input')
         return dispatch.apply(_geqrf_op, (input,), (), out)
 
 
 @public('orgqr', method=True)
+@autocast_entry('orgqr')
 def orgqr(input, input2, *, out=None):
     return householder_product(input, input2, out=out)
 
@@ -703,10 +722,11 @@ if not hasattr(return_types, '_lu_with_info'):
 
 
 @public('lu', method=True)
+@autocast_entry('_lu_with_info')
 def lu(A, pivot=True, get_infos=False, out=None):
     """torch.lu (deprecated): linalg.lu_factor_ex; raises on singular input unless ``get_infos``."""
     warnings.warn("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will "
-                  "be removed in a future PyTorch release.", UserWarning, stacklevel=2)
+                  "be removed in a future PyTorch release.", UserWarning, stacklevel=3)  # + the autocast entry frame
     check_matrix(A, 'torch.linalg.lu_factor_ex')
     _check_pivot(pivot, 'linalg.lu_factor')
     r = dispatch.apply(_linalg_lu_factor_ex, (A,), (True,), out)
@@ -746,7 +766,8 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
 
 
 @public('cholesky', method=True)
+@autocast_entry('cholesky')
 def cholesky(input, upper=False, *, out=None):
     warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
-                  "PyTorch release.", UserWarning, stacklevel=2)
+                  "PyTorch release.", UserWarning, stacklevel=3)  # + the autocast entry frame
     return linalg_cholesky(input, upper=upper, out=out)

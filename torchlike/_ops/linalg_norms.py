@@ -8,6 +8,7 @@ import operator
 
 from .._engine.registry import op, public
 from .._engine import dispatch
+from ..amp.autocast_mode import autocast_entry
 from .._engine.jaxrt import jnp
 from ._util import wrap_dims
 from .linalg import sname
@@ -111,6 +112,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
 
 
 @public('cond', namespace='linalg')
+@autocast_entry('linalg_cond')
 def cond(A, p=None, *, out=None):
     """torch's composite: sigma_max / sigma_min for p in (None, 2, -2); otherwise ||A|| * ||A^-1|| with the
     inverse of a singular matrix filled with inf."""

@@ -13,6 +13,7 @@ import numpy as np
 from .. import return_types
 from .._engine.registry import op, public
 from .._engine import dispatch
+from ..amp.autocast_mode import autocast_entry
 from .._engine.jaxrt import jax, jnp, lax
 from ._util import wrap_dim
 from .linalg import broadcast_shapes, _linalg_cross, sname
@@ -73,6 +74,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
 
 
 @public('solve', namespace='linalg')
+@autocast_entry('linalg_solve')
 def solve(A, B, *, left=True, out=None):
     st = _solve_args(A, B, left, 'linalg.solve')
     r = dispatch.apply(_linalg_solve_ex, (A, B), st)
@@ -162,6 +164,7 @@ def _cholesky_solve(input, input2, *, upper):
 
 
 @public('cholesky_solve', method=True)
+@autocast_entry('cholesky_solve')
 def cholesky_solve(input, input2, upper=False, *, out=None):
     check_square(input2, 'linalg.cholesky_solve', 'A')
     check_matrix(input, 'linalg.cholesky_solve', 'B')
@@ -184,6 +187,7 @@ def _cholesky_inverse(input, *, upper):
 
 
 @public('cholesky_inverse', method=True)
+@autocast_entry('cholesky_inverse')
 def cholesky_inverse(input, upper=False, *, out=None):
     check_square(input, 'linalg.cholesky_inverse', 'input')
     return dispatch.apply(_cholesky_inverse, (input,), (bool(upper),), out)
@@ -265,6 +269,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
 
 
 @public('pinverse', method=True)
+@autocast_entry('pinverse')
 def pinverse(input, rcond=1e-15):
     return pinv(input, rtol=rcond)
 
@@ -279,6 +284,7 @@ def _linalg_matrix_rank(A, *, atol, rtol, hermitian):
 
 
 @public('matrix_rank', namespace='linalg')
+@autocast_entry('linalg_matrix_rank')
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     check_matrix(A, 'linalg.matrix_rank')
     atol, rtol = _tol(atol, rtol, 'linalg.matrix_rank')
@@ -297,8 +303,7 @@ def linalg_matrix_power(A, n, *, out=None):
     if isinstance(n, bool) or not isinstance(n, numbers.Integral):
         raise TypeError(f"linalg_matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}")
     n = int(n)
-    if n < 0:
-        check_float(A, 'linalg.inv')
+    if n < 0:     # linalg.inv checks A as torch's composite does (and, under autocast, casts it to float32)
         A, n = inv(A), -n
     return dispatch.apply(_linalg_matrix_power, (A,), (n,), out)
 
@@ -330,6 +335,7 @@ def _linalg_lstsq(A, B, *, rcond):
 
 
 @public('lstsq', namespace='linalg')
+@autocast_entry('linalg_lstsq')
 def lstsq(A, B, rcond=None, *, driver=None):
     check_matrix(A, 'torch.linalg.lstsq')
     check_float(B, 'torch.linalg.lstsq', 'B')
@@ -437,6 +443,7 @@ def vander(x, *, N=None):
 
 
 @public('tensorinv', namespace='linalg')
+@autocast_entry('linalg_tensorinv')
 def tensorinv(A, ind=2, *, out=None):
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
@@ -450,6 +457,7 @@ def tensorinv(A, ind=2, *, out=None):
 
 
 @public('tensorsolve', namespace='linalg')
+@autocast_entry('linalg_tensorsolve')
 def tensorsolve(A, B, dims=None, *, out=None):
     if dims is not None:
         from .shape import movedim
@@ -477,9 +485,10 @@ def _triangular_solve(input, A, *, upper, transpose, unitriangular):
 
 
 @public('triangular_solve', method=True)
+@autocast_entry('triangular_solve')
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     warnings.warn("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular and will be "
-                  "removed in a future PyTorch release.", UserWarning, stacklevel=2)
+                  "removed in a future PyTorch release.", UserWarning, stacklevel=3)  # + the autocast entry frame
     check_square(A, 'torch.triangular_solve', 'A')
     check_matrix(input, 'torch.triangular_solve', 'B')
     _check_same_dtype(A, input, 'torch.triangular_solve')

@@ -29,7 +29,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D, return_types
-from .._engine import registry, dispatch
+from .._engine import registry, dispatch, views
 from .._engine.registry import op, public, method, PUBLIC, METHODS
 from .._engine.jaxrt import jax, jnp, lax
 from .._tensor import Tensor
@@ -526,14 +526,22 @@ def angle(input):
 
 # ---- complex parts -------------------------------------------------------------------------------
 
-@op('_conj', node='ConjBackward0', saves=(), function=False, method=False)
+# Note [Conjugate and negative bits]: torch.conj on a complex tensor is a view that carries a conj bit (the
+# values are read conjugated; writes through it reach the base conjugated back), and the imaginary part of such
+# a view carries a neg bit. torchlike's conj is a reinterpreting view step (views.REINTERPRET), so values and
+# writes behave alike; views.mark keeps the bits as torch does, so is_conj()/is_neg(), resolve_conj()/
+# resolve_neg() and the errors torch raises for unresolved tensors (numpy(), view_as_real, view(dtype)) match.
+@op('_conj', view=True, node='ConjBackward0', saves=(), function=False, method=False)
 def _conj(input):
     return jnp.conj(input)
 
 
+views.reinterpreting('_conj', lambda w, v: jnp.conj(w), lambda p, dt, key: (p, dt))
+
+
 @public('conj', method=True)
 def conj(input):
-    """torch.conj: a real tensor is returned itself; a complex one is conjugated (a copy, no lazy conj bit)."""
+    """torch.conj: a real tensor is returned itself; a complex one gives a view with the conj bit flipped."""
     if not isinstance(input, Tensor):
         _bad_arg('conj', 'input', 1, input)
     return input if not input.dtype.is_complex else dispatch.apply(_conj, (input,))
@@ -593,19 +601,26 @@ method('real')(property(real))
 method('imag')(property(imag))
 
 
-def _no_lazy_bit(name):
-    def f(input):
+def _bit(name, flag):
+    def is_bit(input):
         if not isinstance(input, Tensor):
-            _bad_arg(name, 'input', 1, input)
-        return input
-    f.__name__ = name
-    f.__doc__ = (f'torch.{name}(input): torchlike materialises conj() and neg(), so no tensor carries a lazy '
-                 'bit: returns ``input`` itself, as torch does for a tensor without the bit.')
-    public(name, method=True)(f)
+            _bad_arg(f'is_{name}', 'input', 1, input)
+        return input.__dict__.get(flag, False)
+
+    def resolve(input):
+        """A tensor without the bit is returned itself; one with it is materialised into a new tensor."""
+        if not isinstance(input, Tensor):
+            _bad_arg(f'resolve_{name}', 'input', 1, input)
+        if not input.__dict__.get(flag, False):
+            return input
+        return input.clone()
+    is_bit.__name__, resolve.__name__ = f'is_{name}', f'resolve_{name}'
+    public(f'is_{name}', method=True)(is_bit)
+    public(f'resolve_{name}', method=True)(resolve)
 
 
-_no_lazy_bit('resolve_conj')
-_no_lazy_bit('resolve_neg')
+_bit('conj', '_conj_bit')
+_bit('neg', '_neg_bit')
 
 
 _FREXP_LAYOUT = {np.dtype(np.float16): (jnp.int16, 10, 31, 15), np.dtype(D.bfloat16.np): (jnp.int16, 7, 255, 127),

@@ -95,6 +95,10 @@ def view(self, *shape, size=None, dtype=None):
             raise TypeError("view() received an invalid combination of arguments - got both a size and a dtype")
         shape = (dtype,)
     if len(shape) == 1 and isinstance(shape[0], D.dtype):
+        for flag, what in (('_conj_bit', 'conjugate view tensors'), ('_neg_bit', 'tensors with negative bit set')):
+            if self.__dict__.get(flag, False):
+                raise RuntimeError(f"torch.Tensor.view is not supported for {what} when converting to a different "
+                                   "dtype.")
         if shape[0] is self.dtype:
             return _view_to(self, self.shape)
         from .view_dtype import view_dtype
@@ -221,13 +225,6 @@ def t(input):
 
 
 # Complex conjugate transposes are copies here (PyTorch's lazy conjugate bit has no index-only form).
-@op('_conj_transpose', view=False, node='TransposeBackward0', saves=(), function=False, method=False, out=False)
-def _conj_transpose(input):
-    if input.ndim >= 2:
-        input = jnp.swapaxes(input, -2, -1)
-    return jnp.conj(input)
-
-
 def _mT(input, what):
     n = input.ndim
     if n == 0:
@@ -241,9 +238,8 @@ def _adjoint(input, what):
     n = input.ndim
     if 0 < n < 2:
         raise RuntimeError(f"tensor.{what} is only supported on matrices or batches of matrices. Got {n}-D tensor.")
-    if input.dtype.is_complex:
-        return dispatch.apply(_conj_transpose, (input,))
-    return input if n == 0 else transpose(input, -2, -1)
+    t = input if n == 0 else transpose(input, -2, -1)
+    return t.conj() if input.dtype.is_complex else t     # a conj view of the transpose, as torch
 
 
 @public('adjoint', method=True)
@@ -567,11 +563,22 @@ def unfold(input, dimension, size, step):
 
 # ---- complex <-> real pairs: reinterpreting views (views.REINTERPRET) ------------------------
 
-@op('view_as_real', view=True, saves=(), method=False, out=False)
-def view_as_real(input):
+@op('view_as_real', view=True, saves=(), function=False, method=False, out=False)
+def _view_as_real(input):
     if not jnp.iscomplexobj(input):
         raise RuntimeError("view_as_real is only supported for complex tensors")
     return jnp.stack([jnp.real(input), jnp.imag(input)], axis=-1)
+
+
+@public('view_as_real')
+def view_as_real(input):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"view_as_real(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if input.__dict__.get('_conj_bit', False):
+        raise RuntimeError("view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate "
+                           "tensor so you can view it as real, use self.resolve_conj(); however, be warned that the "
+                           "resulting tensor will NOT alias the original.")
+    return dispatch.apply(_view_as_real, (input,))
 
 
 @op('view_as_complex', view=True, saves=(), method=False, out=False)

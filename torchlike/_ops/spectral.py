@@ -13,6 +13,7 @@ import warnings
 from .. import _dtype as D
 from .._engine.registry import op, public
 from .._engine import dispatch
+from ..amp.autocast_mode import autocast_entry
 from .._engine.dispatch import _tname
 from .._engine.jaxrt import jnp
 from .._tensor import Tensor
@@ -20,11 +21,11 @@ from .._tensor import Tensor
 _warned = set()
 
 
-def _warn_once(key, msg):
+def _warn_once(key, msg, stacklevel=3):
     # torch's TORCH_WARN_ONCE: once per process
     if key not in _warned:
         _warned.add(key)
-        warnings.warn(msg, UserWarning, stacklevel=3)
+        warnings.warn(msg, UserWarning, stacklevel=stacklevel)
 
 
 def _full_window(window, n_fft, win_length, dtype):
@@ -67,6 +68,7 @@ def _stft(input, window, *, n_fft, hop, win_length, n_frames, normalized, onesid
 
 
 @public('stft', method=True)
+@autocast_entry('stft')
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode='reflect',
          normalized=False, onesided=None, return_complex=None, align_to_window=None):
     """stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode='reflect',
@@ -87,7 +89,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         _warn_once('stft_window', "A window was not provided. A rectangular window will be applied,which is "
                    "known to cause spectral leakage. Other windows such as torch.hann_window or torch.hamming_window "
                    "are recommended to reduce spectral leakage.To suppress this warning and use a rectangular "
-                   "window, explicitly set `window=torch.ones(n_fft, device=<device>)`.")
+                   "window, explicitly set `window=torch.ones(n_fft, device=<device>)`.", stacklevel=4)
     rc = return_complex if return_complex is not None else (
         input.is_complex() or (window is not None and window.is_complex()))
     if not rc:
@@ -97,7 +99,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         _warn_once('stft_real', "stft with return_complex=False is deprecated. In a future pytorch release, stft "
                    "will return complex tensors for all inputs, and return_complex=False will raise an error.\n"
                    "Note: you can still call torch.view_as_real on the complex output to recover the old "
-                   "return format.")
+                   "return format.", stacklevel=4)
     head = (f"stft({_tname_of(input)}, n_fft={n_fft}, hop_length={hop}, win_length={win}, "
             f"window={_win_repr(window)}, normalized={int(normalized)}, onesided={onesided}, "
             f"return_complex={int(rc)}, align_to_window={align_to_window}) ")

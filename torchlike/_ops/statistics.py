@@ -14,6 +14,7 @@ from .. import _dtype as D
 from .. import return_types
 from .._engine.registry import op, public
 from .._engine import dispatch
+from ..amp.autocast_mode import autocast_entry
 from .._engine.jaxrt import jnp, lax
 from ._util import wrap_dim
 from .sorting import stable_argsort, take, top_k_indices, accept_numpy_kwargs
@@ -321,8 +322,8 @@ def _make_quantile(fname, ignore_nan):
     return f
 
 
-quantile = public('quantile', method=True)(_make_quantile('quantile', False))
-nanquantile = public('nanquantile', method=True)(_make_quantile('nanquantile', True))
+quantile = public('quantile', method=True)(autocast_entry('quantile')(_make_quantile('quantile', False)))
+nanquantile = public('nanquantile', method=True)(autocast_entry('nanquantile')(_make_quantile('nanquantile', True)))
 
 
 accept_numpy_kwargs(('std', 'var', 'std_mean', 'var_mean', 'median', 'nanmedian', 'mode', 'quantile',

@@ -13,6 +13,14 @@ ops (einsum, multi_dot, cross_entropy_loss's parts, ...) decompose *before* auto
 entry here names the registry op that does the work of torch's listed kernel. Where one registry op
 serves several torch functions with different policies, the entry is a function of the static
 arguments. The CPU table is checked op by op against real torch in compat_tests/test_amp.py.
+
+Front-end entries (``*_ENTRY``, keyed by torch's ATen op name): where a torchlike front end validates dtypes
+before it dispatches (linalg, fft, quantile, stft, index_copy reject bfloat16 or mixed dtypes with torch's
+messages), the registry op's policy would come after the check has raised. torch's listed kernel *is* that
+front end, so the policy is applied at its entry instead (autocast_mode.autocast_entry), and its body runs
+with autocast suspended, as torch's wrapper excludes the Autocast key around the kernel. The names follow
+ATen's, so a front end that torch does not list (linalg.pinv, linalg.lu_factor, fft.hfft2, the out= forms)
+is not cast, and raises on bfloat16 as torch does.
 """
 from .._engine.registry import REGISTRY
 
@@ -28,23 +36,32 @@ _CPU_LOWER = (
 
 _CPU_FP32 = (
     '_avg_pool3d', _NN + '_binary_cross_entropy', '_grid_sampler_GridSampler2DBackward0',
-    '_grid_sampler_GridSampler3DBackward0', '_prod', '_prod_dim', '_quantile', '_stft', '_cdist', '_cdist_mm',
-    'trace', 'view_as_complex', '_cholesky_inverse', '_cholesky_solve', '_linalg_lu_solve', '_householder_product',
-    '_ormqr', '_linalg_pinv', '_max_pool3d', '_max_unpool1d', '_max_unpool2d', '_max_unpool3d',
+    '_grid_sampler_GridSampler3DBackward0', '_prod', '_prod_dim', '_cdist', '_cdist_mm',
+    'trace', 'view_as_complex', '_max_pool3d', '_max_unpool1d', '_max_unpool2d', '_max_unpool3d',
     '_adaptive_avg_pool3d', '_pad_ReflectionPad1DBackward0', '_pad_ReflectionPad2DBackward0',
     '_pad_ReplicationPad1DBackward0', '_pad_ReplicationPad2DBackward0', '_pad_ReplicationPad3DBackward0',
     _NN + '_mse_loss', _NN + '_cosine_embedding_loss', _NN + '_nll_loss', _NN + '_hinge_embedding_loss',
     _NN + '_poisson_nll_loss', _NN + '_smooth_l1_loss', _NN + '_cross_entropy_probs', _NN + '_l1_loss',
     _NN + '_huber_loss', _NN + '_margin_ranking_loss', _NN + '_soft_margin_loss', _NN + '_triplet_margin_loss',
     _NN + '_multi_margin_loss', _NN + '_ctc_loss', _NN + '_kl_div', _NN + '_multilabel_margin_loss',
-    _NN + '_binary_cross_entropy_with_logits', '_fft', '_linalg_matrix_rank', '_linalg_solve_ex',
-    '_linalg_cholesky_ex', '_linalg_svdvals', '_linalg_eigvals', '_linalg_eigvalsh', '_linalg_inv_ex', '_geqrf',
-    '_linalg_lu_factor_ex', '_linalg_qr', '_svd_legacy', '_triangular_solve', '_fractional_max_pool2d',
-    '_fractional_max_pool3d', '_adaptive_max_pool3d', '_linalg_svd', '_linalg_eig', '_linalg_eigh',
-    '_linalg_lstsq',
+    _NN + '_binary_cross_entropy_with_logits', '_fractional_max_pool2d', '_fractional_max_pool3d',
+    '_adaptive_max_pool3d',
 )
 
-_CPU_PROMOTE = ('_cat', '_stack', '_index_copy')
+_CPU_PROMOTE = ('_cat', '_stack')
+
+# front-end entries (ATen names; see the module docstring)
+_CPU_FP32_ENTRY = (
+    'quantile', 'nanquantile', 'stft', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'inverse', 'lu_solve',
+    'orgqr', 'ormqr', 'pinverse', 'fft_fft', 'fft_ifft', 'fft_fft2', 'fft_ifft2', 'fft_fftn', 'fft_ifftn',
+    'fft_rfft', 'fft_irfft', 'fft_rfft2', 'fft_irfft2', 'fft_rfftn', 'fft_irfftn', 'fft_hfft', 'fft_ihfft',
+    'linalg_cond', 'linalg_matrix_rank', 'linalg_solve', 'linalg_cholesky', 'linalg_svdvals', 'linalg_eigvals',
+    'linalg_eigvalsh', 'linalg_inv', 'linalg_householder_product', 'linalg_tensorinv', 'linalg_tensorsolve',
+    'geqrf', '_lu_with_info', 'qr', 'svd', 'triangular_solve', 'linalg_qr', 'linalg_cholesky_ex', 'linalg_svd',
+    'linalg_eig', 'linalg_eigh', 'linalg_lstsq', 'linalg_inv_ex',
+)
+
+_CPU_PROMOTE_ENTRY = ('index_copy',)
 
 
 def _cpu_rnn(static, dyn):
@@ -55,6 +72,12 @@ def _cpu_rnn(static, dyn):
     if mode in ('LSTM', 'RNN_TANH', 'RNN_RELU') and lengths is None and not proj:
         return 'lower'
     return None
+
+
+def _matrix_power(static, dyn):
+    # torch's matrix_power is a composite: linalg_inv for n < 0 (the front end calls linalg.inv, whose entry
+    # casts to float32), then a clone for |n| <= 1 and a chain of matmuls (autocast: lower) for |n| >= 2
+    return 'lower' if static[0] >= 2 else None
 
 
 _CUDA_LOWER = (
@@ -85,7 +108,9 @@ _CUDA_FP32_OPT = ('_prod', '_prod_dim', 'softmax', 'log_softmax', 'cumprod', 'cu
 
 _CUDA_PROMOTE = ('addcdiv', 'addcmul', 'atan2', _NN + '_bilinear', '_linalg_cross', 'dot', 'vdot',
                  '_grid_sampler_GridSampler2DBackward0', '_grid_sampler_GridSampler3DBackward0', '_index_put',
-                 '_scatter_add', '_tensordot', '_cat', '_stack', '_index_copy')
+                 '_scatter_add', '_tensordot', '_cat', '_stack')
+
+_CUDA_PROMOTE_ENTRY = ('index_copy',)
 
 _CUDA_BANNED = (_NN + '_binary_cross_entropy',)
 
@@ -110,6 +135,15 @@ def _table(groups, special=None):
 
 
 _TABLES = {}
+_ENTRIES = {
+    'cpu': dict([(k, 'fp32') for k in _CPU_FP32_ENTRY] + [(k, 'promote') for k in _CPU_PROMOTE_ENTRY]),
+    'cuda': {k: 'promote' for k in _CUDA_PROMOTE_ENTRY},
+}
+
+
+def entry_table(device_type):
+    """{ATen op name: kind} of the front-end entries of a device type (the CUDA lists for other accelerators)."""
+    return _ENTRIES.get(device_type, _ENTRIES['cuda'])
 
 
 def table(device_type):
@@ -117,10 +151,12 @@ def table(device_type):
     t = _TABLES.get(device_type)
     if t is None:
         if device_type == 'cpu':
-            t = _table({'lower': _CPU_LOWER, 'fp32': _CPU_FP32, 'promote': _CPU_PROMOTE}, {'_rnn': _cpu_rnn})
+            t = _table({'lower': _CPU_LOWER, 'fp32': _CPU_FP32, 'promote': _CPU_PROMOTE},
+                       {'_rnn': _cpu_rnn, '_linalg_matrix_power': _matrix_power})
         else:
             # CUDA's lists; other accelerators (xpu, mps, ...) are never the device of a torchlike tensor
             t = _table({'lower': _CUDA_LOWER, 'fp32': _CUDA_FP32, 'fp32_opt': _CUDA_FP32_OPT,
-                        'promote': _CUDA_PROMOTE, 'banned': _CUDA_BANNED})
+                        'promote': _CUDA_PROMOTE, 'banned': _CUDA_BANNED},
+                       {'_linalg_matrix_power': _matrix_power})
         _TABLES[device_type] = t
     return t

@@ -10,6 +10,8 @@ records ToCopyBackward0 and a float32 parameter's gradient arrives in float32, a
 sees its own casts again but ``_to_dtype`` has no policy, so re-entry is a plain pass-through.
 As torch, a float32 leaf that requires grad (a parameter) is cast once per outermost region and the
 lower-precision copy reused (``cache_enabled``); the cache is cleared when the outermost region exits.
+Front ends that validate dtypes before dispatching (linalg, fft, quantile, stft, index_copy) take the policy
+at their entry instead: ``autocast_entry`` (see _policy.py's note on front-end entries).
 """
 import collections.abc
 import functools
@@ -25,7 +27,7 @@ from .._engine import dispatch
 from .._engine.state import state as _engine_state
 from . import _policy
 
-__all__ = ['autocast', 'autocast_decorator', 'is_autocast_available', 'custom_fwd', 'custom_bwd']
+__all__ = ['autocast', 'autocast_decorator', 'is_autocast_available', 'custom_fwd', 'custom_bwd', 'autocast_entry']
 
 # device types with an autocast dispatch key in torch, and their default dtypes
 _AVAILABLE = ('cpu', 'cuda', 'xpu', 'ipu', 'hpu', 'xla', 'mps', 'mtia', 'maia', 'privateuseone')
@@ -39,7 +41,7 @@ class _State(threading.local):
         self.cache_enabled = True
         self.nesting = 0
         self.cache = {}              # id(param) -> (weakref to param, its cast)
-        self.active = ()             # ((device type, dtype, policy table), ...) of the enabled types
+        self.active = ()             # ((device type, dtype, policy table, entry table), ...) of the enabled types
 
 
 _st = _State()
@@ -140,7 +142,7 @@ def clear_autocast_cache():
 
 def _sync_mode():
     """Keep ``_autocast_mode`` on the dispatch stack exactly while some device type is enabled."""
-    active = tuple((dt, get_autocast_dtype(dt), _policy.table(dt))
+    active = tuple((dt, get_autocast_dtype(dt), _policy.table(dt), _policy.entry_table(dt))
                    for dt, on in _st.enabled.items() if on and dt in _AVAILABLE)
     _st.active = active
     on_stack = _autocast_mode in _engine_state.modes
@@ -216,7 +218,7 @@ def _first_eligible(dyn, lists, dev):
 
 
 def _autocast_mode(op, dyn, static, out, call):
-    for dev, lower, table in _st.active:
+    for dev, lower, table, _ in _st.active:
         kind = table.get(op.name)
         if kind is None:
             continue
@@ -245,6 +247,64 @@ def _autocast_mode(op, dyn, static, out, call):
                 "or torch.nn.BCEWithLogitsLoss.  binary_cross_entropy_with_logits and BCEWithLogits are\n"
                 "safe to autocast.")
     return call(dyn, static, out)
+
+
+# ---- front-end entries ---------------------------------------------------------------------------
+
+def autocast_entry(name):
+    """Decorator for the front end of ATen op ``name`` that checks dtypes before it dispatches: under autocast
+    its tensor arguments get the op's policy (_policy.entry_table) before the checks run, and the body runs
+    with autocast suspended, as torch's autocast wrapper excludes the Autocast key around the kernel it calls
+    (a float32 linalg op's inner products stay float32). The out= forms are separate ATen overloads that torch
+    does not list, so a call with ``out`` runs untouched."""
+    def deco(fn):
+        @functools.wraps(fn)
+        def entry(*args, **kwargs):
+            if not _st.active or kwargs.get('out') is not None:
+                return fn(*args, **kwargs)
+            return _entry_call(name, fn, args, kwargs)
+        return entry
+    return deco
+
+
+def _map_tensors(v, fn):
+    """``fn`` on a tensor argument, or on the tensors of a list/tuple argument; other values unchanged."""
+    if isinstance(v, dispatch.Tensor):
+        return fn(v)
+    if type(v) in (list, tuple):
+        return type(v)(fn(x) if isinstance(x, dispatch.Tensor) else x for x in v)
+    return v
+
+
+def _tensor_leaves(values):
+    for v in values:
+        if isinstance(v, dispatch.Tensor):
+            yield v
+        elif type(v) in (list, tuple):
+            yield from (x for x in v if isinstance(x, dispatch.Tensor))
+
+
+def _entry_call(name, fn, args, kwargs):
+    listed = False
+    for dev, lower, _, entries in _st.active:
+        kind = entries.get(name)
+        if kind is None:
+            continue
+        listed = True
+        if kind == 'fp32':
+            to = D.float32
+        else:   # 'promote'
+            to = _promote_type(tuple(_tensor_leaves(args + tuple(kwargs.values()))), (), dev, lower)
+        cast = lambda a: _cast(a, dev, to, False)  # noqa: E731
+        args = tuple(_map_tensors(a, cast) for a in args)
+        kwargs = {k: _map_tensors(v, cast) for k, v in kwargs.items()}
+    if not listed:
+        return fn(*args, **kwargs)
+    active, _st.active = _st.active, ()     # the body runs with autocast off, as torch's wrapper
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _st.active = active
 
 
 # ---- torch.autocast ----------------------------------------------------------------------------

@@ -43,7 +43,7 @@ _ATEN = {
     '_masked_fill_tensor': 'masked_fill', '_repeat_interleave_int': 'repeat_interleave',
     '_repeat_interleave_t': 'repeat_interleave', '_div_mode': 'div', '_pow_base': 'pow', '_maximum_of': 'maximum',
     '_minimum_of': 'minimum', '_pad_CopySlices': 'constant_pad_nd', '_view_dtype': 'view', '_view_replay': 'view',
-    '_flat_nonzero': 'nonzero', '_nonzero_tuple': 'nonzero', '_conj_transpose': 'adjoint',
+    '_flat_nonzero': 'nonzero', '_nonzero_tuple': 'nonzero',
     '_rnn': 'rnn', '_rnn_cell': 'rnn_cell', '_scaled_dot_product_attention_math': 'scaled_dot_product_attention',
     '_prelu_kernel': '_prelu_kernel', '_cross_entropy_probs': 'cross_entropy_loss',
 }
