@@ -52,6 +52,9 @@ ENTRY_TIMEOUT_S = 60      # per-entry limit in CPU seconds (_harness.time_limit)
 # Looser bounds, with the reason: entry key -> (atol, rtol, reason). Only for differences seen to be float32
 # rounding (a different but valid summation/algorithm order), never to hide a wrong result.
 TOLERANCES = {
+    # the float32 5x5x5 sample's squarings magnify rounding: against float64 truth torchlike's error is 4e-5,
+    # torch's own 3.5e-4 (measured), so the comparison needs torch's error as its bound
+    'matrix_exp': (1e-3, 1e-3, 'torch float32 rounding error ~3.5e-4 on the batched sample'),
 }
 
 # Entries whose values are random or uninitialised: compare type/dtype/shape only (gradients likewise).

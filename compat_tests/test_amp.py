@@ -593,3 +593,29 @@ def test_training_loop_losses_match(loss):
             losses.append(loss_v.detach())
         return t.stack(losses), out.dtype, m[0].weight.grad.dtype
     check(fn, atol=2e-2, rtol=2e-2)
+
+
+_PINV = {
+    'general': lambda t: t.linalg.pinv(T(t, R(5, 3))),
+    'batch': lambda t: t.linalg.pinv(T(t, R(2, 3, 4))),
+    'hermitian': lambda t: t.linalg.pinv(T(t, SPD), hermitian=True),
+    'atol': lambda t: t.linalg.pinv(T(t, R(4, 4)), atol=0.5),
+    'rtol_tensor': lambda t: t.linalg.pinv(T(t, R(4, 4)), rtol=t.tensor(0.2)),
+    'empty': lambda t: t.linalg.pinv(T(t, R(0, 3))),
+    'float64': lambda t: t.linalg.pinv(T(t, R(5, 3), 'float64')),
+    'complex64': lambda t: t.linalg.pinv(T(t, R(5, 3), 'complex64')),
+}
+
+
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16'])
+@pytest.mark.parametrize('name', sorted(_PINV))
+def test_pinv_autocast(name, dtype):
+    # torch's pinv is not listed, so autocast reaches its final matmul: the float32 SVD (eigh) factors are
+    # rounded to the autocast dtype and multiplied there; float64 / complex inputs are not cast
+    check_sig(_PINV[name], dtype)
+    check(_amp(_PINV[name], dtype), atol=2e-2, rtol=2e-2)
+
+
+def test_pinv_outside_autocast_unchanged():
+    check(_PINV['general'], atol=1e-4, rtol=1e-4)
+    check(lambda t: t.pinverse(T(t, R(5, 3))), atol=1e-4, rtol=1e-4)

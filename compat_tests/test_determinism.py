@@ -174,9 +174,9 @@ def _mm_program():
     return a, fns
 
 
-def test_precision_change_recompiles_cached_op_programs():
+def test_precision_change_recompiles_cached_op_programs(eager_mode):
     """The op cache holds jitted programs; JAX keys them on the precision config, so a change must compile
-    a new executable instead of running the old one."""
+    a new executable instead of running the old one (eager: in lazy mode the op is recorded, not run)."""
     a, fns = _mm_program()
     sizes = [f._cache_size() for f in fns]
     torchlike.set_float32_matmul_precision('medium')

@@ -101,6 +101,37 @@ def test_dropout_same_as_eager_without_recompiles():
     assert d['compiles'] == 0, d
 
 
+def test_compiled_module_is_one_node_of_the_step(lazy_mode):
+    """A torch.compile'd module called in lazy mode records one node (its whole forward) and one node for its
+    backward (the VJP of the whole forward): per-step losses and parameters equal torch's, and the steady state
+    compiles nothing."""
+    torch.manual_seed(0)
+    ref = _mlp(torch)
+    model = _mlp(torchlike)
+    _copy(ref, model)
+    compiled = torchlike.compile(model)
+    rng = np.random.default_rng(1)
+    xs = [rng.standard_normal((16, 20)).astype(np.float32) for _ in range(2)]
+    ys = [rng.integers(0, 5, 16) for _ in range(2)]
+    th = _train(torch, ref, [torch.tensor(x) for x in xs], [torch.tensor(y) for y in ys], 6)
+    log = []
+    tl = _train(torchlike, compiled, [torchlike.tensor(x) for x in xs], [torchlike.tensor(y) for y in ys], 6,
+                log=log)
+    np.testing.assert_allclose(tl, th, rtol=1e-4, atol=1e-5)
+    d = _delta(log[0])
+    assert d['compiles'] == 0, d
+    for a, b in zip(model.state_dict().values(), ref.state_dict().values()):
+        assert_same(a, b, atol=1e-5)
+    # per step: the compiled forward, the loss (cross_entropy's few ops), its backward, the compiled backward and
+    # Adam's group update -- far fewer than the 4 linear/relu/dropout forward and backward ops op by op
+    before = debug.metrics()
+    _train(torchlike, compiled, [torchlike.tensor(xs[0])], [torchlike.tensor(ys[0])], 1)
+    one_step = _delta(before)['recorded_ops']
+    before = debug.metrics()
+    _train(torchlike, model, [torchlike.tensor(xs[0])], [torchlike.tensor(ys[0])], 1)
+    assert one_step < _delta(before)['recorded_ops'], (one_step, _delta(before))
+
+
 def test_last_batch_of_another_size_costs_one_compile(lazy_mode):
     torchlike.manual_seed(0)
     model = _mlp(torchlike)

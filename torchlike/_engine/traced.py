@@ -18,6 +18,9 @@ mode, default dtype, generator seed, module training flags); before reuse, its c
 alive with unchanged shapes and dtypes (else it is traced again). When gradients are needed the program
 is one autograd node (``CompiledFunctionBackward``, as torch's AOTAutograd): its forward is
 ``jax.vjp`` of the whole program, jitted, its backward the jitted VJP -- one XLA program each way.
+In lazy mode a compiled call is recorded instead of run: one node of the lazy graph for the forward (with
+the VJP's residuals among its outputs, still pending) and one for the backward, so a step around a compiled
+module is still one program per step.
 
 What cannot be one program raises ``GraphBreak`` while tracing: a value read (``item``, ``bool``,
 printing), data-dependent shapes, ``backward()`` or an optimizer step inside the function (gradients and
@@ -36,6 +39,7 @@ from .. import _dtype as D
 
 _Tracer = jax.core.Tracer
 _Tensor = dispatch.Tensor
+_tokens = __import__('itertools').count()
 
 
 class GraphBreak(Exception):
@@ -137,8 +141,8 @@ class Program:
         self.mutated = mutated          # [weakref(root)]: roots written back after each call (dead: skipped)
         self.draws = draws
         self._run = None
-        self._fwd = None
-        self._bwd = None
+        self._flat = None
+        self.token = ('compiled', next(_tokens))     # never reused, unlike id(): lazy caches key on it
 
     def alive(self):
         for _, ref, shape, dtype in self.ext:
@@ -159,6 +163,19 @@ class Program:
         if self._run is None:
             self._run = jax.jit(self._eval)
         return self._run(ext_arrays, in_arrays, offset)
+
+    def record(self, ext_arrays, in_arrays, offset):
+        """In lazy mode the whole compiled call is ONE node of the lazy graph (flat arrays in and out)."""
+        if self._flat is None:
+            n_ext, n_in = len(ext_arrays), len(in_arrays)
+
+            def flat(*a):
+                outs, new_state = self._eval(a[:n_ext], a[n_ext:n_ext + n_in], a[-1])
+                return (*outs, *new_state)
+            self._flat = jax.jit(flat)
+        res = lazy.record(self._flat, self.token, (*ext_arrays, *in_arrays, int(offset)))
+        n = len(res) - len(self.mutated)
+        return list(res[:n]), list(res[n:])
 
 
 def trace(fn, args, kwargs):
@@ -258,6 +275,9 @@ def call(prog, args, kwargs):
     need_grad = state.grad_enabled and (any(t.requires_grad for t in ins) or any(t.requires_grad for t in exts))
     if need_grad:
         outs, new_state = _CompiledFunction.apply(prog, offset, len(exts), *exts, *ins)
+    elif state.mode == 'lazy' and (prog.out_kinds or prog.mutated):
+        outs, new_state = prog.record([t._raw() for t in exts], [t._raw() for t in ins], offset)
+        outs = [dispatch.wrap(o) for o in outs]
     else:
         outs, new_state = prog.run([t._value() for t in exts], [t._value() for t in ins], offset)
         outs = [dispatch.wrap(o) for o in outs]
@@ -289,7 +309,21 @@ def _make_grad_fns(prog, n_ext, diff_pos):
 
     def bwd(vjp, cts):
         return vjp(cts)
-    return jax.jit(fwd), jax.jit(bwd)
+
+    # lazy mode: the same two programs over flat arrays, so each is one node of the lazy graph; the VJP's
+    # residuals travel as pending arrays between them
+    box = {}
+
+    def fwd_flat(*a):
+        outs, new_state, vjp = fwd(list(a[:-1]), a[-1])
+        leaves, box['vjp_tree'] = jax.tree_util.tree_flatten(vjp)
+        box['n'] = (len(outs), len(new_state))
+        return (*outs, *new_state, *leaves)
+
+    def bwd_flat(*a):
+        k = box['vjp_tree'].num_leaves
+        return tuple(jax.tree_util.tree_unflatten(box['vjp_tree'], a[:k])(list(a[k:])))
+    return jax.jit(fwd), jax.jit(bwd), (jax.jit(fwd_flat), jax.jit(bwd_flat), box, next(_tokens))
 
 
 def _load_function_class():
@@ -305,10 +339,17 @@ def _load_function_class():
             fns = prog.__dict__.setdefault('_grad_fns', {}).get(key)
             if fns is None:
                 fns = prog._grad_fns[key] = _make_grad_fns(prog, n_ext, diff_pos)
-            arrays = [t._value() for t in tensors]
-            outs, new_state, vjp = fns[0](arrays, offset)
-            ctx._vjp = vjp
-            ctx._bwd = fns[1]
+            if state.mode == 'lazy':
+                ffwd, fbwd, box, tok = fns[2]
+                res = lazy.record(ffwd, ('compiled_fwd', tok), (*[t._raw() for t in tensors], int(offset)))
+                n_out, n_state = box['n']
+                outs, new_state = list(res[:n_out]), list(res[n_out:n_out + n_state])
+                residuals = res[n_out + n_state:]
+                ctx._bwd = lambda _, cts: lazy.record(fbwd, ('compiled_bwd', tok), (*residuals, *cts))
+            else:
+                outs, new_state, vjp = fns[0]([t._value() for t in tensors], offset)
+                ctx._bwd = fns[1]
+            ctx._vjp = None if state.mode == 'lazy' else vjp
             ctx._diff_pos = diff_pos
             ctx._n = len(tensors)
             outs = [dispatch.wrap(o) for o in outs]
@@ -319,7 +360,7 @@ def _load_function_class():
 
         @staticmethod
         def backward(ctx, *grads):
-            cts = [grads[i]._value() for i in ctx._diff_out]
+            cts = [grads[i]._raw() if ctx._vjp is None else grads[i]._value() for i in ctx._diff_out]
             gs = ctx._bwd(ctx._vjp, cts)
             res = [None] * ctx._n
             for p, g in zip(ctx._diff_pos, gs):

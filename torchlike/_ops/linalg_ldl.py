@@ -15,7 +15,7 @@ from .._engine.registry import op, public
 from .._engine import dispatch
 from .._engine.jaxrt import jax, jnp, lax
 from .linalg import sname, broadcast_shapes
-from .linalg_decomp import check_square, write_outs
+from .linalg_decomp import check_square, check_lowp, write_outs
 from .pointwise import _nyi
 
 for _n, _f in (('linalg_ldl_factor', ('LD', 'pivots')), ('linalg_ldl_factor_ex', ('LD', 'pivots', 'info'))):
@@ -151,6 +151,7 @@ def _raise_info(info, fname):
 @public('ldl_factor_ex', namespace='linalg')
 def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     check_square(A, 'torch.linalg.ldl_factor_ex')
+    check_lowp(A, 'ldl_factor_kernel_cpu')
     r = dispatch.apply(_linalg_ldl_factor_ex, (A,), (bool(hermitian),), out)
     if check_errors:
         _raise_info(r[2], 'torch.linalg.ldl_factor_ex')
@@ -160,6 +161,7 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
 @public('ldl_factor', namespace='linalg')
 def ldl_factor(A, *, hermitian=False, out=None):
     check_square(A, 'torch.linalg.ldl_factor_ex')
+    check_lowp(A, 'ldl_factor_kernel_cpu')
     r = dispatch.apply(_linalg_ldl_factor_ex, (A,), (bool(hermitian),))
     _raise_info(r[2], 'torch.linalg.ldl_factor')
     if out is not None:
@@ -257,4 +259,5 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     if LD.dtype is not B.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {sname(B.dtype)} and A of "
                            f"type {sname(LD.dtype)} instead.")
+    check_lowp(LD, 'ldl_solve_kernel_cpu')
     return dispatch.apply(_linalg_ldl_solve, (LD, pivots, B), (bool(hermitian),), out)

@@ -12,9 +12,10 @@ from .linalg_decomp import linalg_qr, linalg_svd
 
 
 def _floating_dtype(A):
-    """torch._linalg_utils.get_floating_dtype: A's dtype when floating, else float32."""
+    """torch's draw dtype: A's own when complex or float16/32/64, else float32 (get_floating_dtype; bfloat16
+    included, so a bfloat16 A meets a float32 draw in matmul and raises there, as in torch)."""
     from .. import float32
-    return A.dtype if A.dtype._cat >= 2 else float32
+    return A.dtype if A.dtype.name in ('float16', 'float32', 'float64') or A.dtype._cat == 3 else float32
 
 
 def get_approximate_basis(A, q, niter=2, M=None):

@@ -65,21 +65,29 @@ def _matrix_dims(dim, ndim, fname):
 
 
 def _matrix_norm(A, ord, dim, keepdim, dtype, out, fname='linalg.matrix_norm'):
+    # torch's order: the order, A's rank and dtype (no float16/bfloat16 for the SVD-based orders +-2 and 'nuc'),
+    # the dims, then dtype=
     _check_tensor(A, fname, 'A')
+    if isinstance(ord, str):
+        if ord not in ('fro', 'nuc'):
+            raise RuntimeError(f"{fname}: Order {ord} not supported.")
+        o = ord
+    else:
+        o = _norm_p(ord)
+        if o not in (1, -1, 2, -2, _INF, -_INF):
+            raise RuntimeError(f"{fname}: Order {ord} not supported.")
     if A.ndim < 2:
         raise RuntimeError(f"{fname}: The input tensor A must have at least 2 dimensions.")
     _check_norm_dtype(A, dtype, fname)
+    if o in ('nuc', 2, -2):
+        from .linalg_decomp import check_lowp
+        check_lowp(A, fname=fname)
     d = _matrix_dims(dim, A.ndim, fname)
     keepdim = bool(keepdim)
-    if isinstance(ord, str):
-        if ord == 'fro':
-            return _vector_norm_call(fname, A, 2, list(d), keepdim, dtype, out)
-        if ord == 'nuc':
-            return dispatch.apply(_nuclear_norm, (A,), (d, keepdim, dtype), out)
-        raise RuntimeError(f"{fname}: Order {ord} not supported.")
-    o = _norm_p(ord)
-    if o not in (1, -1, 2, -2, _INF, -_INF):
-        raise RuntimeError(f"{fname}: Order {ord} not supported.")
+    if o == 'fro':
+        return _vector_norm_call(fname, A, 2, list(d), keepdim, dtype, out)
+    if o == 'nuc':
+        return dispatch.apply(_nuclear_norm, (A,), (d, keepdim, dtype), out)
     if A.shape[d[0]] == 0 or A.shape[d[1]] == 0:
         raise NotImplementedError(f"torchlike: {fname} with ord={ord} of an empty matrix is not supported")
     return dispatch.apply(_linalg_matrix_norm, (A,), (o, d, keepdim, dtype), out)
@@ -129,6 +137,10 @@ def cond(A, p=None, *, out=None):
         raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
     pname = p if isinstance(p, str) else (int(p) if float(p).is_integer() else p)
     check_square(A, f'linalg.cond(ord={pname})')
+    if p == 'nuc' and A.numel() > 0:
+        # torch: sum(s) * sum(1 / s) from the singular values (no inverse; a singular matrix gives inf)
+        s = _svdvals(A)
+        return _write_plain(s.sum(-1) * s.reciprocal().sum(-1), out)
     inverse, info = inv_ex(A)
     singular = info > 0
     inverse = inverse.masked_fill(singular.unsqueeze(-1).unsqueeze(-1), _INF)

@@ -16,8 +16,9 @@ from .._engine import dispatch
 from ..amp.autocast_mode import autocast_entry
 from .._engine.jaxrt import jax, jnp, lax
 from ._util import wrap_dim
-from .linalg import broadcast_shapes, _linalg_cross, sname
-from .linalg_decomp import check_square, check_matrix, check_float, raise_info, lu_info, inv, _read_triangle
+from .linalg import broadcast_shapes, _linalg_cross, sname, cname
+from .linalg_decomp import (check_square, check_matrix, check_float, check_lowp, check_eps_dtype, raise_info,
+                            lu_info, inv, _read_triangle)
 
 
 def _bcast_batch(A, B):
@@ -67,6 +68,7 @@ def _solve_args(A, B, left, fname):
 @public('solve_ex', namespace='linalg')
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     st = _solve_args(A, B, left, 'linalg.solve_ex')
+    check_lowp(A, 'lu_cpu')
     r = dispatch.apply(_linalg_solve_ex, (A, B), st, out)
     if check_errors:
         raise_info(r[1], 'linalg.solve_ex', 'solve')
@@ -77,6 +79,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
 @autocast_entry('linalg_solve')
 def solve(A, B, *, left=True, out=None):
     st = _solve_args(A, B, left, 'linalg.solve')
+    check_lowp(A, 'lu_cpu')
     r = dispatch.apply(_linalg_solve_ex, (A, B), st)
     raise_info(r[1], 'linalg.solve', 'solve')
     if out is not None:
@@ -108,6 +111,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     if (B.shape[-2] if left else B.shape[-1]) != n:
         raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {B.shape[-2]}x{B.shape[-1]})")
+    check_lowp(A, 'triangular_solve_cpu')
     return dispatch.apply(_linalg_solve_triangular, (A, B), (bool(upper), bool(left), bool(unitriangular)), out)
 
 
@@ -147,7 +151,17 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     if (B.shape[-2] if left else B.shape[-1]) != n:
         raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {B.shape[-2]}x{B.shape[-1]})")
+    check_lowp(LU, 'linalg.lu_solve_cpu')
     return dispatch.apply(_linalg_lu_solve, (LU, pivots, B), (bool(left), bool(adjoint)), out)
+
+
+@public('lu_solve', method=True)
+@autocast_entry('lu_solve')
+def lu_solve_legacy(input, LU_data, LU_pivots, *, out=None):
+    """torch.lu_solve (deprecated): linalg.lu_solve with the right-hand side first."""
+    warnings.warn("torch.lu_solve is deprecated in favor of torch.linalg.lu_solve and will be removed in a future "
+                  "PyTorch release.", UserWarning, stacklevel=3)  # + the autocast entry frame
+    return lu_solve(LU_data, LU_pivots, input, out=out)
 
 
 @op('_cholesky_solve', static=('upper',), node='CholeskySolveBackward0', function=False, method=False)
@@ -168,7 +182,14 @@ def _cholesky_solve(input, input2, *, upper):
 def cholesky_solve(input, input2, upper=False, *, out=None):
     check_square(input2, 'linalg.cholesky_solve', 'A')
     check_matrix(input, 'linalg.cholesky_solve', 'B')
-    _check_same_dtype(input2, input, 'cholesky_solve')
+    if input.dtype is not input2.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {sname(input.dtype)} and A "
+                           f"of type {sname(input2.dtype)} instead.")
+    n = input2.shape[-1]
+    if input.shape[-2] != n:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {n} by {n} but each b "
+                           f"matrix is {input.shape[-2]} by {input.shape[-1]}")
+    check_lowp(input, 'cholesky_solve_cpu')
     return dispatch.apply(_cholesky_solve, (input, input2), (bool(upper),), out)
 
 
@@ -190,6 +211,7 @@ def _cholesky_inverse(input, *, upper):
 @autocast_entry('cholesky_inverse')
 def cholesky_inverse(input, upper=False, *, out=None):
     check_square(input, 'linalg.cholesky_inverse', 'input')
+    check_lowp(input, 'cholesky_inverse_out_cpu')
     return dispatch.apply(_cholesky_inverse, (input,), (bool(upper),), out)
 
 
@@ -214,11 +236,14 @@ def _cutoff(s, m, n, atol, rtol, dtype):
     return jnp.maximum(0.0 if atol is None else atol, rtol * smax)
 
 
-@op('_linalg_pinv', static=('atol', 'rtol', 'hermitian'), node='LinalgPinvBackward0', function=False, method=False)
-def _linalg_pinv(A, *, atol, rtol, hermitian):
+@op('_linalg_pinv', static=('atol', 'rtol', 'hermitian', 'lower'), node='LinalgPinvBackward0', function=False,
+    method=False)
+def _linalg_pinv(A, *, atol, rtol, hermitian, lower=None):
     # jnp's pinv carries the constant-rank derivative formula torch's pinv_backward uses; torch's cutoff
     # max(atol, rtol * smax) becomes a per-matrix relative tolerance for it.
     m, n = A.shape[-2], A.shape[-1]
+    if lower is not None:
+        return _pinv_autocast(A, atol, rtol, hermitian, jnp.dtype(lower))
     if m == 0 or n == 0:
         return jnp.zeros(A.shape[:-2] + (n, m), A.dtype)
     eps = float(np.finfo(jnp.finfo(A.dtype).dtype).eps)
@@ -232,6 +257,30 @@ def _linalg_pinv(A, *, atol, rtol, hermitian):
     smax = jnp.max(s, axis=-1)
     r = jnp.where(smax > 0, jnp.maximum(atol / jnp.where(smax > 0, smax, 1), rtol), rtol)
     return jnp.linalg.pinv(A, rtol=r, hermitian=hermitian)
+
+
+def _pinv_autocast(A, atol, rtol, hermitian, lower):
+    """torch's pinv under autocast: its two float32 factors, V diag(1/s) and U^H (eigh's V diag(1/w) and V^H for
+    ``hermitian``), rounded to ``lower`` and multiplied there (float32 accumulation, as torch's CPU gemm)."""
+    from .linalg import matmul_acc
+    m, n = A.shape[-2], A.shape[-1]
+    if m == 0 or n == 0:
+        return jnp.zeros(A.shape[:-2] + (n, m), lower)
+    H = lambda x: jnp.conj(jnp.swapaxes(x, -1, -2))     # noqa: E731
+    eps = float(np.finfo(np.float32).eps)
+    if rtol is None:
+        rtol = eps * max(m, n) if (atol is None or atol <= 0) else 0.0
+    if hermitian:
+        s, u = jnp.linalg.eigh(_read_triangle(A, False), UPLO='L', symmetrize_input=False)
+        sa = jnp.abs(s)
+        keep = sa > _cutoff(sa, m, n, atol, rtol, np.float32)
+        left, right = u, H(u)
+    else:
+        u, s, vh = jnp.linalg.svd(A, full_matrices=False)
+        keep = s > _cutoff(s, m, n, atol, rtol, np.float32)
+        left, right = H(vh), H(u)
+    sinv = jnp.where(keep, 1 / jnp.where(keep, s, 1), 0).astype(A.dtype)
+    return matmul_acc((left * sinv[..., None, :]).astype(lower), right.astype(lower))
 
 
 def _pinv_hermitian_value(A, atol, rtol):
@@ -261,11 +310,37 @@ def _pinv_hermitian_jvp(atol, rtol, primals, tangents):
     return p, -(p @ da) @ p + s - (s @ a) @ p + t - (p @ a) @ t
 
 
+def _eps_tol_checks(A, atol, rtol):
+    """torch's float overload (atol a number, rtol None) derives rtol from eps * max(m, n) before any check of
+    A: A.size(-2) (IndexError below 2 dims), then _get_epsilon of A's dtype."""
+    if isinstance(atol, numbers.Real) and rtol is None:
+        if A.ndim < 2:
+            if A.ndim == 0:
+                raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+            raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
+        check_eps_dtype(A)
+
+
 @public('pinv', namespace='linalg')
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
-    check_matrix(A, 'linalg.pinv')
+    _eps_tol_checks(A, atol, rtol)
+    if A.dtype.name not in ('float32', 'float64', 'complex64', 'complex128') or A.ndim < 2:
+        raise RuntimeError(f"linalg.pinv({sname(A.dtype)}{{{list(A.shape)}}}): expected a tensor with 2 or more "
+                           "dimensions of float, double, cfloat or cdouble types")
     atol, rtol = _tol(atol, rtol, 'linalg.pinv')
-    return dispatch.apply(_linalg_pinv, (A,), (atol, rtol, bool(hermitian)), out)
+    lower = _autocast_lower(A)
+    return dispatch.apply(_linalg_pinv, (A,), (atol, rtol, bool(hermitian), lower), out)
+
+
+def _autocast_lower(A):
+    """torch's pinv is not on an autocast list, so autocast reaches the matmul it ends with: the float32 factors
+    are cast to the autocast dtype and multiplied there (the result has that dtype). The name of that dtype
+    when it applies to A (a float32 tensor; float64 / complex are not cast), else None."""
+    from ..amp.autocast_mode import _st, _eligible
+    for dev, lower_dt, _, _ in _st.active:
+        if A.dtype.name == 'float32' and _eligible(A, dev):
+            return lower_dt.name
+    return None
 
 
 @public('pinverse', method=True)
@@ -285,8 +360,15 @@ def _linalg_matrix_rank(A, *, atol, rtol, hermitian):
 
 @public('matrix_rank', namespace='linalg')
 @autocast_entry('linalg_matrix_rank')
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
-    check_matrix(A, 'linalg.matrix_rank')
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    if tol is not None:     # torch's (input, tol, hermitian) overload: an absolute tolerance only
+        if atol is not None or rtol is not None:
+            raise TypeError("linalg_matrix_rank() received an invalid combination of arguments: tol with atol/rtol")
+        atol, rtol = tol, 0.0
+    check_matrix(A, 'torch.linalg.matrix_rank', 'input')
+    if rtol is None:        # the default rtol (eps * max(m, n)) needs A's epsilon first
+        check_eps_dtype(A)
+    check_lowp(A, 'linalg_eigh_cpu' if hermitian else 'linalg_svd_cpu')
     atol, rtol = _tol(atol, rtol, 'linalg.matrix_rank')
     return dispatch.apply(_linalg_matrix_rank, (A,), (atol, rtol, bool(hermitian)), out)
 
@@ -343,10 +425,15 @@ def lstsq(A, B, rcond=None, *, driver=None):
         driver = 'gelsy'        # torch's CPU default
     if driver not in ('gels', 'gelsy', 'gelsd', 'gelss'):
         raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
-    _check_same_dtype(A, B, 'torch.linalg.lstsq')
+    if A.dtype is not B.dtype:
+        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's "
+                           f"dtype {sname(A.dtype)} and other's dtype {sname(B.dtype)}")
     vec = B.ndim == A.ndim - 1
     if (B.shape[-1] if vec else B.shape[-2]) != A.shape[-2]:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    if rcond is None:       # the default rcond (eps * max(m, n)) needs A's epsilon first
+        check_eps_dtype(A)
+    check_lowp(A, 'linalg_lstsq_cpu')
     if vec:
         B = B.unsqueeze(-1)
     rcond = None if rcond is None else float(rcond)
@@ -407,7 +494,7 @@ def multi_dot(tensors, *, out=None):
     for i in range(1, len(ts)):
         if ts[i].dtype is not ts[0].dtype:
             raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
-                               f"{ts[0].dtype} and tensor {i} {ts[i].dtype}")
+                               f"{cname(ts[0].dtype)} and tensor {i} {cname(ts[i].dtype)}")
         if ts[i - 1].shape[1] != ts[i].shape[0]:
             raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes {list(ts[i - 1].shape)} and "
                                f"{list(ts[i].shape)} cannot be multiplied")
@@ -421,6 +508,13 @@ def multi_dot(tensors, *, out=None):
     return _write_plain(r, out)
 
 
+@public('matmul', namespace='linalg')
+def linalg_matmul(input, other, *, out=None):
+    """torch.linalg.matmul: an alias of torch.matmul."""
+    from .linalg import matmul
+    return matmul(input, other, out=out)
+
+
 @public('diagonal', namespace='linalg')
 def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     from .shape import diagonal
@@ -432,6 +526,9 @@ def vander(x, *, N=None):
     """Powers x^0 .. x^(N-1) along a new last dim: cumprod of [1, x, x, ...] (torch's own composite)."""
     from .joining import cat
     from .cumulative import cumprod
+    if x.dtype.name in ('bool', 'float16', 'bfloat16'):
+        raise RuntimeError(f"linalg.vander supports floating point, complex, and integer tensors, but got "
+                           f"{sname(x.dtype)}")
     n = (x.shape[-1] if x.ndim else 0) if N is None else int(N)
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
@@ -496,6 +593,7 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
         raise RuntimeError(f"torch.triangular_solve: Incompatible matrix sizes for triangular_solve: each A matrix is "
                            f"{A.shape[-1]} by {A.shape[-1]} but each b matrix is {input.shape[-2]} by "
                            f"{input.shape[-1]}")
+    check_lowp(A, 'triangular_solve_cpu')
     return dispatch.apply(_triangular_solve, (input, A), (bool(upper), bool(transpose), bool(unitriangular)), out)
 
 

@@ -411,6 +411,8 @@ def norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None):
             if p == 'fro':      # unreachable (len 2 handled above); kept for clarity
                 p = 2
             else:
+                from .linalg_decomp import check_lowp       # (linalg imports this module)
+                check_lowp(input, fname='linalg.matrix_norm')
                 return dispatch.apply(_nuclear_norm, (input,), (d, keepdim, dtype), out)
     p = 2 if p is None else _norm_p(p)
     return _vector_norm_call('linalg.vector_norm', input, p, dim_list, keepdim, dtype, out)

@@ -169,8 +169,9 @@ def _cast(a, dev, to, lower):
     if not _eligible(a, dev) or a.dtype is to:
         return a
     if (lower and _st.cache_enabled and a.dtype is D.float32 and a.requires_grad and a._grad_fn is None
-            and a._base is None and _engine_state.grad_enabled and _engine_state.mode == 'eager'):
-        # as torch: a cast made under no_grad is not cached (it would carry no history into later uses)
+            and a._base is None and _engine_state.grad_enabled and _engine_state.mode != 'traced'):
+        # as torch: a cast made under no_grad is not cached (it would carry no history into later uses); nor
+        # one made while tracing (its tracer must not outlive the trace)
         hit = _st.cache.get(id(a))
         if hit is not None and hit[0]() is a and hit[1].dtype is to:
             return hit[1]
