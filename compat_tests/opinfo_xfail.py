@@ -200,7 +200,6 @@ XFAIL = {
     ('linalg.eig', 'gradient'): 'not implemented: torchlike.linalg.eig',
     ('linalg.eigvals', 'forward'): 'not implemented: torchlike.linalg.eigvals',
     ('linalg.eigvals', 'gradient'): 'not implemented: torchlike.linalg.eigvals',
-    ('linalg.eigh', 'forward'): 'not implemented: torchlike.linalg.eigh',
     ('linalg.eigvalsh', 'forward'): 'not implemented: torchlike.linalg.eigvalsh',
     ('linalg.eigvalsh', 'gradient'): 'not implemented: torchlike.linalg.eigvalsh',
     ('linalg.householder_product', 'forward'): 'not implemented: torchlike.linalg.householder_product',
