@@ -141,3 +141,31 @@ def test_tensor_from_bad_data(data):
     # regression: a str first in a list is torch's ValueError ('too many dimensions'), None a RuntimeError
     check(lambda T: T.tensor(data))
     check(lambda T: T.as_tensor(data))
+
+
+# ---- resize_ / resize_as_ (torchlike/_ops/resize.py) ------------------------------------------------------
+
+_RESIZE = {
+    'shrink': lambda T: (lambda x: (x.resize_(2, 2) is x, x, x._version))(T.arange(6.)),
+    'grow_keeps_prefix': lambda T: (lambda x: (x.shape, x.flatten()[:6]))(T.arange(6.).resize_(3, 3)),
+    'size_forms': lambda T: (T.ones(4).resize_((2, 2)).shape, T.ones(4).resize_(T.Size([4, 1])).shape),
+    'resize_as_': lambda T: T.ones(2).resize_as_(T.zeros(1, 2)).shape,
+    'requires_grad': lambda T: T.ones(3, requires_grad=True).resize_(2),
+    'negative': lambda T: T.ones(2).resize_(2, -1),
+}
+
+
+@pytest.mark.parametrize('case', sorted(_RESIZE))
+def test_resize(case):
+    check(_RESIZE[case])
+
+
+def test_resize_growth_is_filled_under_determinism():
+    def fn(T):
+        prev = T.are_deterministic_algorithms_enabled()
+        T.use_deterministic_algorithms(True)
+        try:
+            return T.arange(3.).resize_(5), T.arange(3).resize_(2, 2)
+        finally:
+            T.use_deterministic_algorithms(prev)
+    check(fn)
