@@ -166,8 +166,40 @@ def _cubic_coeffs(t, mt):
     return np.stack([c2(t + 1), c1(t), c1(1 - t), c2(2 - t)], axis=-1).astype(mt)
 
 
+def _aa_filter(mode):
+    if mode == 'linear_aa':
+        return 1.0, lambda x: np.maximum(0.0, 1.0 - np.abs(x))
+    a = -0.5        # torch's antialiased bicubic uses Keys' a = -0.5 (as PIL), not the -0.75 of plain bicubic
+
+    def cubic(x):
+        x = np.abs(x)
+        return np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1,
+                        np.where(x < 2, ((a * x - 5 * a) * x + 8 * a) * x - 4 * a, 0.0))
+    return 2.0, cubic
+
+
+def _aa_table(mode, i, o, align_corners, scale, mt):
+    """ATen's _compute_indices_min_size_weights_aa: each output pixel averages the input pixels under a filter
+    stretched by the downscaling factor (support = taps/2 * scale when scale >= 1), weights normalised to 1."""
+    half, filt = _aa_filter(mode)
+    sc = float(_scale(i, o, align_corners, scale, np.float64))
+    support = half * sc if sc >= 1.0 else half
+    invscale = 1.0 / sc if sc >= 1.0 else 1.0
+    center = sc * (np.arange(o) + 0.5)
+    xmin = np.maximum((center - support + 0.5).astype(np.int64), 0)
+    xsize = np.minimum((center + support + 0.5).astype(np.int64), i) - xmin
+    taps = max(int(xsize.max()), 1)
+    j = np.arange(taps)[None, :]
+    w = np.where(j < xsize[:, None], filt((j + xmin[:, None] - center[:, None] + 0.5) * invscale), 0.0)
+    tot = w.sum(axis=1, keepdims=True)
+    w = np.where(tot != 0, w / np.where(tot != 0, tot, 1), w)
+    return np.minimum(xmin[:, None] + j, i - 1), w.astype(mt)
+
+
 def _table(mode, i, o, align_corners, scale, mt):
     """(index table (o, taps), weight table (o, taps) or None) for one spatial dim."""
+    if mode.endswith('_aa'):
+        return _aa_table(mode, i, o, align_corners, scale, mt)
     if mode in ('nearest', 'nearest-exact'):
         if mode == 'nearest' and o == i:
             return np.arange(o)[:, None], None
@@ -197,14 +229,15 @@ def _table(mode, i, o, align_corners, scale, mt):
 _UP_NODES = tuple(f'UpsampleNearest{n}DBackward0' for n in (1, 2, 3)) + \
     tuple(f'UpsampleNearestExact{n}DBackward0' for n in (1, 2, 3)) + \
     ('UpsampleLinear1DBackward0', 'UpsampleBilinear2DBackward0', 'UpsampleTrilinear3DBackward0',
-     'UpsampleBicubic2DBackward0')
+     'UpsampleBicubic2DBackward0', 'UpsampleBilinear2DAaBackward0', 'UpsampleBicubic2DAaBackward0')
 
 
 @_per_node('_upsample', _UP_NODES, static=('mode', 'output_size', 'scales', 'align_corners'))
 def _upsample(input, mode, output_size, scales, align_corners):
     n = len(output_size)
     kernel = {'nearest': 'upsample_nearest', 'nearest-exact': '_upsample_nearest_exact', 'linear': 'upsample_linear',
-              'cubic': 'upsample_bicubic'}[mode] + f'{n}d'
+              'cubic': 'upsample_bicubic', 'linear_aa': '_upsample_bilinear', 'cubic_aa': '_upsample_bicubic'}[mode] \
+        + f'{n}d' + ('_aa' if mode.endswith('_aa') else '')
     if not (jnp.issubdtype(input.dtype, jnp.floating) or (mode.startswith('nearest') and input.dtype == jnp.uint8)):
         raise NotImplementedError(f"\"{kernel}_channels_last\" not implemented for '{sname(input)}'")
     sp = input.shape[2:]
@@ -283,8 +316,6 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
     if antialias and not (mode in ('bilinear', 'bicubic', 'lanczos') and input.ndim == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
                          "tensor as input")
-    if antialias:
-        raise NotImplementedError("torchlike: interpolate(antialias=True) is not implemented")
     if mode == 'lanczos':
         raise NotImplementedError("torchlike: interpolate(mode='lanczos') is not implemented")
     ok = {'nearest': (1, 2, 3), 'nearest-exact': (1, 2, 3), 'area': (1, 2, 3), 'linear': (1,), 'bilinear': (2,),
@@ -294,7 +325,7 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
             output_size = [int(math.floor(input.shape[i + 2] * scales[i])) for i in range(dim)]
         if mode == 'area':
             return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1](input, output_size)
-        return _upsample_call(input, mode, tuple(output_size), scales, bool(align_corners))
+        return _upsample_call(input, mode, tuple(output_size), scales, bool(align_corners), antialias)
     need = {'linear': 3, 'bilinear': 4, 'trilinear': 5}
     if mode in need and input.ndim in (3, 4, 5):
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {need[mode]}D input")
@@ -303,9 +334,12 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
         f"| bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})")
 
 
-def _upsample_call(input, mode, output_size, scales, align_corners):
+def _upsample_call(input, mode, output_size, scales, align_corners, antialias=False):
     n = len(output_size)
-    if mode in ('nearest', 'nearest-exact'):
+    if antialias:       # interpolate allows it for bilinear/bicubic on 4-D input only
+        node = 'UpsampleBicubic2DAaBackward0' if mode == 'bicubic' else 'UpsampleBilinear2DAaBackward0'
+        kmode, ac = ('cubic_aa' if mode == 'bicubic' else 'linear_aa'), align_corners
+    elif mode in ('nearest', 'nearest-exact'):
         node = f"UpsampleNearest{'Exact' if mode == 'nearest-exact' else ''}{n}DBackward0"
         kmode, ac = mode, False
     elif mode == 'bicubic':
