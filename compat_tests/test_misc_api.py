@@ -64,3 +64,35 @@ def test_deprecation_warnings_once_per_process():
     out = [subprocess.run([sys.executable, '-c', _WARN_ONCE.format(lib=lib)], capture_output=True, text=True,
                           check=True).stdout for lib in ('torch', 'torchlike')]
     assert out[0] == out[1] and out[0].count("'") == 6, out
+
+
+_X = [[1., 2., 4., 8., 3.], [10., 20., 40., 80., -7.], [0.5, -1., 2., 0., 1.]]
+_GRAD = {
+    'default_int': lambda T: T.gradient(T.tensor([[1, 2, 4, 8], [10, 20, 40, 80]])),
+    'scalar_edge2': lambda T: T.gradient(T.tensor(_X), spacing=2.0, dim=1, edge_order=2),
+    'per_dim_scalars': lambda T: T.gradient(T.tensor(_X), spacing=[2., 3.]),
+    'coordinates': lambda T: T.gradient(T.tensor(_X), spacing=[T.tensor([0., 1., 1.5, 3.5, 4.])], dim=1),
+    'coordinates_edge2': lambda T: T.gradient(T.tensor(_X, dtype=T.float64), edge_order=2,
+                                              spacing=(T.tensor([0., .5, 2.], dtype=T.float64),
+                                                       T.tensor([0., 1., 1.5, 3.5, 4.], dtype=T.float64))),
+    'negative_dim_list': lambda T: T.gradient(T.tensor(_X), dim=[-1]),
+    'edge_order_3': lambda T: T.gradient(T.tensor(_X), edge_order=3),
+    'too_short': lambda T: T.gradient(T.ones(2, 2), edge_order=2),
+    'spacing_length': lambda T: T.gradient(T.tensor(_X), spacing=[1., 2., 3.]),
+    'repeated_dim': lambda T: T.gradient(T.tensor(_X), dim=(0, 0)),
+    'mixed_spacing': lambda T: T.gradient(T.tensor(_X), spacing=[T.tensor([0., .5, 2.]), 2.0]),
+}
+
+
+@pytest.mark.parametrize('case', sorted(_GRAD))
+def test_gradient(case):
+    check(_GRAD[case], atol=1e-5)
+
+
+def test_gradient_backward():
+    def fn(T):
+        x = T.tensor(_X, requires_grad=True)
+        gs = T.gradient(x, spacing=[T.tensor([0., .5, 2.]), T.tensor([0., 1., 1.5, 3.5, 4.])], edge_order=2)
+        (gs[0] * 2 + gs[1].sin()).sum().backward()
+        return x.grad
+    check(fn, atol=1e-5)
