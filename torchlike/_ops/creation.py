@@ -13,7 +13,7 @@ import numpy as np
 from .._layout import check_layout, check_memory_format
 from .. import _dtype as D
 from .._device import as_device, jax_device, cpu_target
-from .._engine.registry import op, public
+from .._engine.registry import op, public, method
 from .._engine import dispatch, lazy
 from .._engine.jaxrt import jax, jnp
 
@@ -253,6 +253,34 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     _check_fmt('empty_strided', layout, None)
     return _empty(_size((tuple(size),)), dtype or D.state.default_dtype, device, requires_grad)
+
+
+@public('empty_permuted')
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,
+                   pin_memory=False):
+    # like empty_strided: the memory layout (here the permuted strides) is torch's allocation detail; the values
+    # (uninitialised) and shape are what a program sees
+    _check_fmt('empty_permuted', layout, None)
+    size = _size((tuple(size),))
+    perm = tuple(int(p) for p in physical_layout)
+    if len(perm) != len(size):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {len(size)} is not equal to len(physical_layout) = {len(perm)}")
+    for i, p in enumerate(perm):
+        if not 0 <= p < len(size):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and {len(size) - 1}, but got {p} "
+                               f"at index {i}).  NB: negative dims not currently supported; file an issue if you "
+                               f"want it.")
+    if len(set(perm)) != len(perm):
+        raise RuntimeError("Duplicate dim not allowed")
+    return _empty(size, dtype or D.state.default_dtype, device, requires_grad)
+
+
+@method('new_empty_strided')
+def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
+                      pin_memory=False):
+    return empty_strided(size, stride, dtype=dtype or self.dtype, layout=layout,
+                         device=self.device if device is None else device, requires_grad=requires_grad)
 
 
 @op('_arange', static=('start', 'end', 'step', 'n', 'dtype'), function=False, method=False, differentiable=False)

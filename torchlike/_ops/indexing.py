@@ -797,3 +797,31 @@ def index_put(input, indices, values, accumulate=False):
 @public('index_put_', method=True)
 def index_put_(input, indices, values, accumulate=False):
     return _index_put_impl(input, indices, values, accumulate, True, 'index_put_', 2)
+
+
+# ---- unravel_index (torch/functional.py's composite) --------------------------------------------
+
+@public('unravel_index')
+def unravel_index(indices, shape):
+    if not isinstance(indices, Tensor):
+        raise AttributeError(f"'{type(indices).__name__}' object has no attribute 'is_complex'")
+    if indices.dtype._cat != 1:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if isinstance(shape, builtins.bool) or not isinstance(shape, (int, tuple, list)):
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    if isinstance(shape, int):
+        shape = (shape,)
+    for d in shape:
+        if not isinstance(d, int):
+            raise TypeError(f"expected 'shape' sequence to only contain ints, but got {type(d)}")
+    shape = tuple(shape)
+    if not all(d >= 0 for d in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    coefs, c = [], 1
+    for d in reversed(shape[1:] + (1,)):
+        c *= d
+        coefs.append(c)
+    coefs.reverse()
+    from .creation import tensor
+    res = indices.unsqueeze(-1).floor_divide(tensor(coefs, dtype=D.int64)) % tensor(shape, dtype=D.int64)
+    return res.unbind(-1)

@@ -117,6 +117,24 @@ def chunk(input, chunks, dim=0):
     return _multi_views(dispatch.apply(_split, (input,), (split_size, d)))
 
 
+# torch.unsafe_split & co. skip the view tracking (the outputs are not views: UnsafeSplitBackward0); here they are
+# the split pieces copied, which is what they are observably.
+def _unsafe(name, fn, node):
+    from .shape import _copy_of_view
+
+    def f(input, *args, **kwargs):
+        return tuple(dispatch.apply(_copy_of_view, (p,), (node,)) for p in fn(input, *args, **kwargs))
+    f.__name__ = f.__qualname__ = name
+    public(name, method=True)(f)
+    return f
+
+
+unsafe_split = _unsafe('unsafe_split', lambda input, split_size, dim=0: split(input, split_size, dim),
+                       'UnsafeSplitBackward0')
+unsafe_chunk = _unsafe('unsafe_chunk', chunk, 'UnsafeSplitBackward0')
+unsafe_split_with_sizes = _unsafe('unsafe_split_with_sizes', split_with_sizes, 'UnsafeSplitWithSizesBackward0')
+
+
 @op('_tensor_split', static=('bounds', 'dim'), view=True, node='SliceBackward0', saves=(), function=False,
     method=False, ret=tuple)
 def _tensor_split(input, *, bounds, dim):

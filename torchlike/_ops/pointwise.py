@@ -597,6 +597,50 @@ def imag(input):
     return dispatch.apply(_imag, (input,))
 
 
+def _complex_args_check(fname):
+    def chk(a, b):
+        fl = (D.float16, D.float32, D.float64)
+        if a.dtype not in fl or b.dtype not in fl:
+            raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {tname(a.dtype)} "
+                               f"and {tname(b.dtype)}")
+        if a.dtype is not b.dtype:
+            raise RuntimeError(f"Expected object of scalar type {tname(a.dtype)} but got scalar type "
+                               f"{tname(b.dtype)} for second argument")
+        if a.dtype is D.float16:   # the result would be complex32, which torchlike (like JAX) has no dtype for
+            raise NotImplementedError(f"torch.{fname} of Half tensors (a complex32 result) is not supported")
+    return chk
+
+
+@pw('complex', tensors=('real', 'imag'), check=_complex_args_check('complex'), bc=True, method=False, saves=())
+def _complex(real, imag):
+    return lax.complex(*jnp.broadcast_arrays(real, imag))
+
+
+@jax.custom_vjp
+def _polar_fn(abs, angle):
+    return lax.complex(abs * jnp.cos(angle), abs * jnp.sin(angle))
+
+
+def _polar_fwd(abs, angle):
+    r = _polar_fn(abs, angle)
+    return r, r
+
+
+def _polar_bwd(r, ct):
+    # torch's polar_backward uses sgn(result) as d result / d abs: a negative abs flips the sign and abs == 0 gives
+    # a zero gradient (not the analytic derivative); ct is JAX's cotangent (the conjugate of torch's grad)
+    sgn = jnp.where(r == 0, jnp.zeros_like(r), r / jnp.where(r == 0, jnp.ones_like(r), jnp.abs(r)))
+    return jnp.real(ct * sgn), jnp.real(ct * r * 1j)
+
+
+_polar_fn.defvjp(_polar_fwd, _polar_bwd)
+
+
+@pw('polar', tensors=('abs', 'angle'), check=_complex_args_check('polar'), bc=True, method=False)
+def _polar(abs, angle):
+    return _polar_fn(*jnp.broadcast_arrays(abs, angle))
+
+
 method('real')(property(real))
 method('imag')(property(imag))
 

@@ -558,5 +558,27 @@ def log_softmax(input, dim, dtype=None):
     return (s - jnp.log(jnp.sum(jnp.exp(s), axis=d, keepdims=True))).astype(rdt)
 
 
+@method('sum_to_size')
+def sum_to_size(self, *size):
+    """Tensor.sum_to_size: sum the dims that ``size`` broadcasts over (the inverse of expand)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    size = tuple(_int(v, 'sum_to_size', 'size') for v in size)
+    shape = tuple(self.shape)
+    lead = len(shape) - len(size)
+    if lead < 0 or _bany(s != 1 and s != shape[lead + i] for i, s in enumerate(size)):
+        fmt = lambda v: '[' + ', '.join(map(str, v)) + ']'
+        raise RuntimeError(f"size {{{fmt(size)}}} is not expandable to size {{{fmt(shape)}}}.")
+    if size == shape:
+        return self
+    r = self
+    if lead:
+        r = r.sum(tuple(range(lead)))
+    dims = tuple(i for i, s in enumerate(size) if s == 1 and r.shape[i] != 1)
+    if dims:
+        r = r.sum(dims, keepdim=True)
+    return r
+
+
 accept_numpy_kwargs(('sum', 'nansum', 'mean', 'nanmean', 'prod', 'logsumexp', 'all', 'any', 'count_nonzero',
                      'softmax', 'log_softmax'))

@@ -669,3 +669,75 @@ def atleast_2d(*tensors):
 @public('atleast_3d')
 def atleast_3d(*tensors):
     return _atleast(tensors, _a3)
+
+
+# ---- *_copy variants of the view ops ----------------------------------------------------------
+# torch.expand_copy & co.: the view op's result as a fresh tensor (not a view, contiguous), with the view's
+# gradient; torch names the node '<ViewNode>_copy'. One table, one copying op: the view is taken, then copied
+# by ``_copy_of_view`` whose node name is the static attribute.
+
+@op('_copy_of_view', static=('node',), node=lambda node: node, saves=(), function=False, method=False, out=True)
+def _copy_of_view(input, *, node):
+    return jnp.array(input, copy=True)
+
+
+def _copy_fn(name, view_fn, node):
+    def f(input, *args, out=None, **kwargs):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        r = view_fn(input, *args, **kwargs)
+        if isinstance(r, Tensor):
+            return dispatch.apply(_copy_of_view, (r,), (node,), out)
+        if out is not None and len(out) != len(r):
+            raise RuntimeError(f"{name}: expected out to have {len(r)} tensors, but got {len(out)}")
+        return tuple(dispatch.apply(_copy_of_view, (p,), (node,), None if out is None else out[i])
+                     for i, p in enumerate(r))
+    f.__name__ = f.__qualname__ = name
+    return f
+
+
+def _expand_for_copy(input, size, *, implicit=False):
+    return input.expand(size)
+
+
+def _alias(input):
+    return dispatch.apply(_view, (input,), (tuple(input.shape),))
+
+
+def _view_for_copy(input, *size, dtype=None):
+    if dtype is not None or (len(size) == 1 and isinstance(size[0], D.dtype)):
+        raise NotImplementedError("torch.view_copy(input, dtype) is not supported by torchlike")
+    return input.view(*size)
+
+
+def _as_strided_for_copy(input, size, stride, storage_offset=None):
+    from .view_geometry import as_strided
+    return as_strided(input, size, stride, storage_offset)
+
+
+def _split_with_sizes_for_copy(input, split_sizes, dim=0):
+    from .joining import split_with_sizes
+    return split_with_sizes(input, split_sizes, dim)
+
+
+def _unbind_for_copy(input, dim=0):
+    from .joining import unbind
+    return unbind(input, dim)
+
+
+for _n, _f, _node in (
+        ('expand_copy', _expand_for_copy, 'ExpandBackward0_copy'),
+        ('diagonal_copy', lambda input, *a, **k: input.diagonal(*a, **k), 'DiagonalBackward0_copy'),
+        ('alias_copy', _alias, 'AliasBackward0_copy'),
+        ('view_copy', _view_for_copy, 'ViewBackward0_copy'),
+        ('permute_copy', lambda input, dims: permute(input, dims), 'PermuteBackward0_copy'),
+        ('split_with_sizes_copy', _split_with_sizes_for_copy, 'SplitWithSizesBackward0_copy'),
+        ('unbind_copy', _unbind_for_copy, 'UnbindBackward0_copy'),
+        ('unfold_copy', lambda input, dimension, size, step: input.unfold(dimension, size, step),
+         'UnfoldBackward0_copy'),
+        ('squeeze_copy', lambda input, *a, **k: squeeze(input, *a, **k), 'SqueezeBackward0_copy'),
+        ('unsqueeze_copy', lambda input, dim: input.unsqueeze(dim), 'UnsqueezeBackward0_copy'),
+        ('transpose_copy', lambda input, dim0, dim1: input.transpose(dim0, dim1), 'TransposeBackward0_copy'),
+        ('t_copy', lambda input: input.t(), 'TBackward0_copy'),
+        ('as_strided_copy', _as_strided_for_copy, 'AsStridedBackward0_copy')):
+    public(_n)(_copy_fn(_n, _f, _node))

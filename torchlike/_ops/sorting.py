@@ -1,5 +1,5 @@
 """Sorting and searching: sort, argsort, msort, topk, kthvalue, unique, unique_consecutive, searchsorted,
-bucketize, histc, bincount.
+bucketize, isin, histc, histogram, histogramdd, bincount.
 
 Orderings follow PyTorch's CPU kernels: NaN sorts as the largest value (whatever its sign bit), -0.0 and 0.0
 are equal, sorts are stable (a descending sort keeps ties in their original order), and a selected value is
@@ -8,6 +8,7 @@ TopkBackward0 / KthvalueBackward0 scatter the gradient back to the indices).
 """
 import builtins
 import math
+import numbers
 import operator
 
 from .. import _dtype as D
@@ -428,6 +429,42 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
                           out)
 
 
+# ---- isin -------------------------------------------------------------------------------
+
+@op('_isin', static=('invert',), promote='same', differentiable=False, function=False, method=False, out=True)
+def _isin(elements, test_elements, *, invert):
+    e = jnp.asarray(elements)
+    t = jnp.sort(jnp.asarray(test_elements).ravel())
+    if t.size == 0:
+        found = jnp.zeros(e.shape, jnp.bool_)
+    else:
+        # binary search in the sorted test set; NaN never matches (NaN != NaN), as in torch
+        i = jnp.clip(jnp.searchsorted(t, e), 0, t.size - 1)
+        found = t[i] == e
+    return ~found if invert else found
+
+
+@public('isin')
+def isin(elements, test_elements, *, assume_unique=False, invert=False, out=None):
+    e_t, t_t = _is_tensor(elements), _is_tensor(test_elements)
+    if not (e_t or t_t) or not (e_t or isinstance(elements, numbers.Number)) or \
+            not (t_t or isinstance(test_elements, numbers.Number)):
+        raise TypeError(f"isin() received an invalid combination of arguments - got ({type(elements).__name__}, "
+                        f"{type(test_elements).__name__}), but expected one of:\n"
+                        " * (Tensor elements, Tensor test_elements, *, bool assume_unique = False, "
+                        "bool invert = False, Tensor out = None)\n"
+                        " * (Number element, Tensor test_elements, *, bool assume_unique = False, bool invert = False, "
+                        "Tensor out = None)\n"
+                        " * (Tensor elements, Number test_element, *, bool assume_unique = False, bool invert = False, "
+                        "Tensor out = None)\n")
+    for v in (elements, test_elements):
+        dt = v.dtype if _is_tensor(v) else D.wrapped_scalar_dtype(v)
+        if dt is D.bool or dt.is_complex:
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {dispatch._tname(dt)}")
+    # assume_unique only lets torch pick a faster algorithm; the result is the same
+    return dispatch.apply(_isin, (elements, test_elements), (builtins.bool(invert),), out)
+
+
 # ---- histc / bincount ---------------------------------------------------------------------
 
 @op('_histc', static=('bins',), differentiable=False, function=False, method=False)
@@ -446,6 +483,142 @@ def _histc(input, min, max, *, bins):
 def _fmt(v):
     s = repr(float(v))
     return s[:-2] if s.endswith('.0') else s
+
+
+# ---- histogram / histogramdd ----------------------------------------------------------------
+# torch's histogramdd kernel: element e falls in bin i of a dimension when edges[i] <= e < edges[i + 1] (the last
+# bin also takes e == edges[-1]); elements outside [edges[0], edges[-1]] (and NaN) are dropped. With integer bin
+# counts torch interpolates a position and corrects it against the actual edges, which equals this binary search.
+
+@op('_histogramdd', static=('density',), lists=('bin_edges',), differentiable=False, function=False,
+    method=False)
+def _histogramdd(input, weight, bin_edges, *, density):
+    nd = len(bin_edges)
+    x = input.reshape(-1, nd)
+    nbs = tuple(e.shape[0] - 1 for e in bin_edges)
+    valid = jnp.ones((x.shape[0],), jnp.bool_)
+    flat = jnp.zeros((x.shape[0],), jnp.int64)
+    for d, e in enumerate(bin_edges):
+        v, nb = x[:, d], nbs[d]
+        pos = jnp.searchsorted(e, v, side='right') - 1
+        pos = jnp.where(v == e[-1], nb - 1, pos)
+        valid = valid & (v >= e[0]) & (v <= e[-1])
+        flat = flat * nb + jnp.clip(pos, 0, builtins.max(nb - 1, 0))
+    total = math.prod(nbs)
+    w = jnp.ones(x.shape[:1], x.dtype) if weight is None else weight.reshape(-1)
+    hist = jnp.zeros((total,), x.dtype).at[jnp.where(valid, flat, total)].add(w, mode='drop').reshape(nbs)
+    if density:
+        hist = hist / hist.sum()
+        for d, e in enumerate(bin_edges):
+            hist = hist / (e[1:] - e[:-1]).reshape(tuple(-1 if i == d else 1 for i in range(nd)))
+    return hist
+
+
+def _hist_front(input, bins, rng, weight, density, fname):
+    """Shared argument handling; returns (hist, [edges]). ``input`` is viewed as (N, D)."""
+    from .creation import linspace
+    if input.dtype not in (D.float32, D.float64):
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{dispatch._tname(input.dtype)}'")
+    nd = input.shape[-1]
+    if _is_tensor(bins) or (isinstance(bins, (list, tuple)) and bins and _is_tensor(bins[0])):
+        edges = [bins] if _is_tensor(bins) else list(bins)
+        if len(edges) != nd:
+            raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+        for d, e in enumerate(edges):
+            if e.ndim != 1:
+                raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, but got {e.ndim} "
+                                   f"dimensions in the bins tensor for dimension {d}")
+            if e.numel() < 2:
+                raise RuntimeError(f"torch.{fname}(): bins must be > 0, but got {e.numel() - 1} for dimension {d}")
+            if e.dtype is not input.dtype:
+                raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, "
+                                   f"but got input with dtype {str(input.dtype)[6:]} and bins for dimension {d} "
+                                   f"with dtype {str(e.dtype)[6:]}")
+    else:
+        counts = [_as_int(bins, fname, 'bins')] * nd if not isinstance(bins, (list, tuple)) else \
+            [_as_int(b, fname, 'bins') for b in bins]
+        if len(counts) != nd:
+            raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+        for d, b in enumerate(counts):
+            if b <= 0:
+                raise RuntimeError(f"torch.{fname}(): bins must be > 0, but got {b} for dimension {d}")
+        if rng is not None:
+            rng = [float(r) for r in rng]
+            if len(rng) != 2 * nd:
+                raise RuntimeError(f"torch.histogramdd: for a {nd}-dimensional histogram range should have "
+                                   f"{2 * nd} elements, but got {len(rng)}")
+            lo, hi = rng[0::2], rng[1::2]
+        elif input.numel() > 0:
+            from .extrema import aminmax
+            mn, mx = aminmax(input.detach().reshape(-1, nd), dim=0)     # a data-dependent range syncs, as in torch
+            lo, hi = [float(v) for v in mn.tolist()], [float(v) for v in mx.tolist()]
+        else:
+            lo, hi = [0.] * nd, [1.] * nd
+        edges = []
+        for d in builtins.range(nd):
+            a, b = lo[d], hi[d]
+            if not (math.isfinite(a) and math.isfinite(b)):
+                raise RuntimeError(f"torch.histogramdd: dimension {d}'s range [{_fmt(a)}, {_fmt(b)}] is not finite")
+            if a > b:
+                raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {_fmt(a)} max "
+                                   f"{_fmt(b)} for dimension {d}")
+            if a == b:          # numpy's widening of an empty range
+                a, b = a - 0.5, b + 0.5
+            edges.append(linspace(a, b, counts[d] + 1, dtype=input.dtype))
+    if weight is not None:
+        _check_tensor(weight, fname, 'weight')
+        if tuple(weight.shape) != tuple(input.shape[:-1]):
+            raise RuntimeError(f"torch.histogramdd: if weight tensor is provided it should have the same shape as "
+                               f"the input tensor excluding its innermost dimension, but got input with shape "
+                               f"{list(input.shape)} and weight with shape {list(weight.shape)}")
+        if weight.dtype is not input.dtype:
+            raise RuntimeError(f"torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
+                               f"should have the same dtype, but got input({str(input.dtype)[6:]}), and "
+                               f"weight({str(weight.dtype)[6:]})")
+    hist = dispatch.apply(_histogramdd, (input, weight, edges), (builtins.bool(density),))
+    return hist, edges
+
+
+def _no_out(out, fname):
+    if out is not None:
+        raise NotImplementedError(f"torch.{fname}(out=...) is not supported by torchlike")
+
+
+@public('histogram', method=True)
+def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
+    _check_tensor(input, 'histogram')
+    _no_out(out, 'histogram')
+    if _is_tensor(bins) and range is not None:
+        raise TypeError("histogram() received an invalid combination of arguments - got (Tensor, Tensor, "
+                        "range=tuple), but expected one of:\n"
+                        " * (Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, "
+                        "tuple of Tensors out = None)\n"
+                        " * (Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, "
+                        "bool density = False, tuple of Tensors out = None)\n")
+    if not _is_tensor(bins):
+        bins = _as_int(bins, 'histogram', 'bins')
+    x = input.reshape(-1, 1)
+    w = None if weight is None else (weight.reshape(-1) if _is_tensor(weight) and
+                                     tuple(weight.shape) == tuple(input.shape) else weight)
+    if w is not None and _is_tensor(w) and tuple(w.shape) != (x.shape[0],):
+        raise RuntimeError(f"torch.histogramdd: if weight tensor is provided it should have the same shape as the "
+                           f"input tensor excluding its innermost dimension, but got input with shape "
+                           f"{list(x.shape)} and weight with shape {list(w.shape)}")
+    hist, edges = _hist_front(x, bins, range, w, density, 'histogram')
+    return return_types.histogram((hist, edges[0]))
+
+
+if not hasattr(return_types, 'histogramdd'):
+    return_types.histogramdd = return_types._make('histogramdd', ('hist', 'bin_edges'))
+
+
+@public('histogramdd')
+def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
+    _check_tensor(input, 'histogramdd')
+    if input.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    hist, edges = _hist_front(input, bins, range, weight, density, 'histogramdd')
+    return return_types.histogramdd((hist, tuple(edges)))
 
 
 @public('histc', method=True)

@@ -1,4 +1,4 @@
-"""Statistics: std/var/std_mean/var_mean, median/nanmedian, mode, quantile/nanquantile.
+"""Statistics: std/var/std_mean/var_mean, median/nanmedian, mode, quantile/nanquantile, cov/corrcoef.
 
 Conventions: see reduction.py. Besides those: median returns the lower median; median()/nanmedian()
 without dim spread the gradient evenly over the tied elements (extrema._even); the (values, indices)
@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import return_types
-from .._engine.registry import op, public
+from .._engine.registry import op, public, PUBLIC
 from .._engine import dispatch
 from ..amp.autocast_mode import autocast_entry
 from .._engine.jaxrt import jnp, lax
@@ -324,6 +324,93 @@ def _make_quantile(fname, ignore_nan):
 
 quantile = public('quantile', method=True)(autocast_entry('quantile')(_make_quantile('quantile', False)))
 nanquantile = public('nanquantile', method=True)(autocast_entry('nanquantile')(_make_quantile('nanquantile', True)))
+
+
+# ---- cov / corrcoef ------------------------------------------------------------------------
+# Composites of ops, written as torch's aten/native/Correlation.cpp: so dtypes (integral input -> default float,
+# float64 weights promote), gradients and the data-dependent checks (which sync, as torch's do) follow it.
+
+def _tn(dt):
+    return _tname(dt)
+
+
+@public('cov', method=True)
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    from .creation import tensor
+    _check_tensor(input, 'cov')
+    if isinstance(correction, builtins.bool) or not isinstance(correction, numbers.Integral):
+        raise TypeError(f"cov(): argument 'correction' must be int, not {type(correction).__name__}")
+    if input.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions")
+    if input.dtype is D.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    x = input.view(1, -1) if input.ndim < 2 else input
+    n = x.shape[1]
+    w = None
+    if fweights is not None:
+        _check_tensor(fweights, 'cov', 'fweights')
+        w = fweights
+        if w.ndim > 1:
+            raise RuntimeError(f"cov(): expected fweights to have one or fewer dimensions but got fweights with "
+                               f"{w.ndim} dimensions")
+        if w.dtype._cat != 1:
+            raise RuntimeError(f"cov(): expected fweights to have integral dtype but got fweights with "
+                               f"{_tn(w.dtype)} dtype")
+        if w.numel() != n:
+            raise RuntimeError(f"cov(): expected fweights to have the same numel as there are observations in the "
+                               f"input but got {w.numel()} != {n}")
+        if n and not builtins.bool(w.min().ge(0).item()):
+            raise RuntimeError("cov(): fweights cannot be negative")
+    if aweights is not None:
+        _check_tensor(aweights, 'cov', 'aweights')
+        aw = aweights
+        if aw.ndim > 1:
+            raise RuntimeError(f"cov(): expected aweights to have one or fewer dimensions but got aweights with "
+                               f"{aw.ndim} dimensions")
+        if aw.dtype._cat != 2:
+            raise RuntimeError(f"cov(): expected aweights to have floating point dtype but got aweights with "
+                               f"{_tn(aw.dtype)} dtype")
+        if aw.numel() != n:
+            raise RuntimeError(f"cov(): expected aweights to have the same numel as there are observations in the "
+                               f"input but got {aw.numel()} != {n}")
+        if n and not builtins.bool(aw.min().ge(0).item()):
+            raise RuntimeError("cov(): aweights cannot be negative")
+        w = aw if w is None else w * aw
+    w_sum = w.sum() if w is not None else tensor(n, dtype=D.int64)
+    if w is not None and not builtins.bool(w_sum.ne(0).item()):
+        raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+    avg = (x * w if w is not None else x).sum(1) / w_sum
+    if w is not None and aweights is not None and correction != 0:
+        norm = w_sum - correction * (w * aweights).sum() / w_sum
+    else:
+        norm = w_sum - correction
+    if builtins.bool(norm.le(0).item()):
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                      "observations.")
+        norm = norm * 0
+    x = x - avg.unsqueeze(1)
+    c = x.mm((x * w if w is not None else x).t().conj())
+    return c.true_divide(norm).squeeze()
+
+
+@public('corrcoef', method=True)
+def corrcoef(input):
+    _check_tensor(input, 'corrcoef')
+    if input.ndim > 2:
+        raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions")
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c        # scalar covariance: nan for nan/inf/0, else 1
+    d = c.diagonal()
+    sd = (d.real if d.dtype.is_complex else d).sqrt()
+    c = c / sd.view(-1, 1)
+    c = c / sd.view(1, -1)
+    if c.dtype.is_complex:  # the imaginary part is not clamped (numpy's behaviour)
+        from .pointwise import real, imag
+        return PUBLIC['torch']['complex'](real(c).clip(-1, 1), imag(c))
+    return c.clip(-1, 1)
 
 
 accept_numpy_kwargs(('std', 'var', 'std_mean', 'var_mean', 'median', 'nanmedian', 'mode', 'quantile',
