@@ -608,10 +608,6 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     return return_types.histogram((hist, edges[0]))
 
 
-if not hasattr(return_types, 'histogramdd'):
-    return_types.histogramdd = return_types._make('histogramdd', ('hist', 'bin_edges'))
-
-
 @public('histogramdd')
 def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
     _check_tensor(input, 'histogramdd')

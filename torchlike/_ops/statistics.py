@@ -348,35 +348,23 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     x = input.view(1, -1) if input.ndim < 2 else input
     n = x.shape[1]
     w = None
-    if fweights is not None:
-        _check_tensor(fweights, 'cov', 'fweights')
-        w = fweights
-        if w.ndim > 1:
-            raise RuntimeError(f"cov(): expected fweights to have one or fewer dimensions but got fweights with "
-                               f"{w.ndim} dimensions")
-        if w.dtype._cat != 1:
-            raise RuntimeError(f"cov(): expected fweights to have integral dtype but got fweights with "
-                               f"{_tn(w.dtype)} dtype")
-        if w.numel() != n:
-            raise RuntimeError(f"cov(): expected fweights to have the same numel as there are observations in the "
-                               f"input but got {w.numel()} != {n}")
-        if n and not builtins.bool(w.min().ge(0).item()):
-            raise RuntimeError("cov(): fweights cannot be negative")
-    if aweights is not None:
-        _check_tensor(aweights, 'cov', 'aweights')
-        aw = aweights
-        if aw.ndim > 1:
-            raise RuntimeError(f"cov(): expected aweights to have one or fewer dimensions but got aweights with "
-                               f"{aw.ndim} dimensions")
-        if aw.dtype._cat != 2:
-            raise RuntimeError(f"cov(): expected aweights to have floating point dtype but got aweights with "
-                               f"{_tn(aw.dtype)} dtype")
-        if aw.numel() != n:
-            raise RuntimeError(f"cov(): expected aweights to have the same numel as there are observations in the "
-                               f"input but got {aw.numel()} != {n}")
-        if n and not builtins.bool(aw.min().ge(0).item()):
-            raise RuntimeError("cov(): aweights cannot be negative")
-        w = aw if w is None else w * aw
+    # frequency weights must be integral, observation weights floating; both 1-D, one per observation, >= 0
+    for name, wt, cat, kind in (('fweights', fweights, 1, 'integral'), ('aweights', aweights, 2, 'floating point')):
+        if wt is None:
+            continue
+        _check_tensor(wt, 'cov', name)
+        if wt.ndim > 1:
+            raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+                               f"{wt.ndim} dimensions")
+        if wt.dtype._cat != cat:
+            raise RuntimeError(f"cov(): expected {name} to have {kind} dtype but got {name} with "
+                               f"{_tn(wt.dtype)} dtype")
+        if wt.numel() != n:
+            raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the "
+                               f"input but got {wt.numel()} != {n}")
+        if n and not builtins.bool(wt.min().ge(0).item()):
+            raise RuntimeError(f"cov(): {name} cannot be negative")
+        w = wt if w is None else w * wt
     w_sum = w.sum() if w is not None else tensor(n, dtype=D.int64)
     if w is not None and not builtins.bool(w_sum.ne(0).item()):
         raise RuntimeError("cov(): weights sum to zero, can't be normalized")
