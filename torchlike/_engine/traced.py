@@ -346,10 +346,10 @@ def _load_function_class():
                 outs, new_state = list(res[:n_out]), list(res[n_out:n_out + n_state])
                 residuals = res[n_out + n_state:]
                 ctx._bwd = lambda _, cts: lazy.record(fbwd, ('compiled_bwd', tok), (*residuals, *cts))
+                ctx._vjp = None         # (the residuals travel in the lazy graph)
             else:
-                outs, new_state, vjp = fns[0]([t._value() for t in tensors], offset)
+                outs, new_state, ctx._vjp = fns[0]([t._value() for t in tensors], offset)
                 ctx._bwd = fns[1]
-            ctx._vjp = None if state.mode == 'lazy' else vjp
             ctx._diff_pos = diff_pos
             ctx._n = len(tensors)
             outs = [dispatch.wrap(o) for o in outs]

@@ -240,7 +240,7 @@ ones_like = _like('ones_like', 1)
 @public('empty_like')
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     _check_fmt('empty_like', layout, memory_format)
-    return _empty(tuple(input.shape), dtype or input.dtype, device or None, requires_grad)
+    return _empty(tuple(input.shape), dtype or input.dtype, device, requires_grad)
 
 
 @public('full_like')

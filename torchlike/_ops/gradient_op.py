@@ -28,7 +28,7 @@ def _uniform(x, d, h, edge_order):
 def _coordinates(x, d, coords, edge_order):
     shape = [1] * x.ndim
     shape[d] = -1
-    dx = coords.diff(dim=0) if hasattr(coords, 'diff') else coords[1:] - coords[:-1]
+    dx = coords.diff(dim=0)
     dx1, dx2 = dx[:-1], dx[1:]
     a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
     b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)

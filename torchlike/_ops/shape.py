@@ -224,7 +224,6 @@ def t(input):
     return input.T if input.ndim == 2 else input
 
 
-# Complex conjugate transposes are copies here (PyTorch's lazy conjugate bit has no index-only form).
 def _mT(input, what):
     n = input.ndim
     if n == 0:

@@ -4,6 +4,7 @@ their torch.special names gammainc / gammaincc.
 torch differentiates them in ``other`` (x) only; the derivative in ``input`` (a) raises NotImplementedError at
 backward, as torch's. Both arguments must be tensors (a Python number is a TypeError in torch)."""
 from .._engine.jaxrt import jax, jnp
+from .._engine.registry import PUBLIC
 from .pointwise import pw, grad_raises, real_floats_only
 
 
@@ -35,14 +36,8 @@ def _register(name, fn, node, special_name):
                            exc=NotImplementedError)
     body.__name__ = name
     pw(name, promote='same', tensors=('input', 'other'), bc=True, inplace=True, node=node)(body)
-
-    def special(input, other):
-        real_floats_only(f'{name}_cpu', input, other)
-        return grad_raises(fn(input, other), f"the derivative for '{name}: input' is not implemented.", input,
-                           exc=NotImplementedError)
-    special.__name__ = special_name
-    pw(special_name, namespace='special', method=False, promote='same', tensors=('input', 'other'), bc=True,
-       node=node)(special)
+    # torch.special's name is the same function (same node), as the other aliases in special.py
+    PUBLIC.setdefault('special', {})[special_name] = PUBLIC['torch'][name]
 
 
 _register('igamma', _igamma, 'IgammaBackward0', 'gammainc')
