@@ -147,6 +147,55 @@ def test_last_batch_of_another_size_costs_one_compile(lazy_mode):
     assert sum(counts[2:]) <= 2 and counts[5:] == [0, 0, 0], counts   # the size-3 step compiles once
 
 
+def test_updates_reuse_the_donated_buffers(lazy_mode):
+    """An optimizer step writes each parameter and each state tensor into its own old buffer (the donated input
+    goes to the output that replaced it in its tensor; paired by shape alone, a parameter's buffer went to its
+    gradient and XLA copied the parameters before the forward)."""
+    torchlike.manual_seed(0)
+    model = _mlp(torchlike)
+    opt = torchlike.optim.Adam(model.parameters(), lr=1e-2)
+    x, y = torchlike.randn(8, 20), torchlike.randint(0, 5, (8,))
+
+    def step():
+        opt.zero_grad()
+        torchlike.nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+
+    def buffers():
+        ts = list(model.parameters()) + [v for st in opt.state.values() for k, v in st.items() if k != 'step']
+        return [t._raw().value.unsafe_buffer_pointer() for t in ts]
+    step()
+    step()
+    before = buffers()
+    step()
+    assert buffers() == before
+
+
+@pytest.mark.parametrize('retain', [False, True])
+def test_backward_frees_saved_values(retain):
+    """After backward (without retain_graph) the graph's saved values are freed, as in torch: an intermediate
+    nothing else refers to is gone (in lazy mode it would otherwise also become an output of the step's program)."""
+    import gc
+    import weakref
+
+    def alive(lib):
+        w = lib.randn(4, 3, requires_grad=True)
+        h = lib.relu(lib.ones(2, 4) @ w)         # relu saves its result
+        ref = weakref.ref(h)
+        loss = (h ** 2).sum()                   # pow saves h
+        del h
+        loss.backward(retain_graph=retain)
+        gc.collect()
+        return ref() is not None
+    for mode in ('eager', 'lazy'):
+        prev = torchlike.get_execution_mode()
+        torchlike.set_execution_mode(mode)
+        try:
+            assert alive(torchlike) == alive(torch) == retain, mode
+        finally:
+            torchlike.set_execution_mode(prev)
+
+
 def test_metadata_does_not_sync_and_reads_do(lazy_mode):
     x = torchlike.ones(3, 4)
     m = debug.metrics()

@@ -124,6 +124,7 @@ class Tensor:
     def _commit_inplace(self, r):
         """Make ``self`` hold the values (and history) of tensor ``r`` computed out of place."""
         if self._base is None:
+            lazy.replaced(self._v, r._v)
             self._v = r._v
             if r.requires_grad:
                 self._grad_fn = r._grad_fn
@@ -133,7 +134,9 @@ class Tensor:
             root, chain = self._base, self._view
             detached = self.__dict__.get('_detached_view', False)
             if detached or not state.grad_enabled or not (r.requires_grad or root.requires_grad):
-                root._v = views.write(root._v, r._v, chain)
+                written = views.write(root._v, r._v, chain)
+                lazy.replaced(root._v, written)
+                root._v = written
             else:
                 w = dispatch.apply(views._copy_slices, (root, r), (chain,))
                 root._v = w._v
@@ -159,10 +162,13 @@ class Tensor:
         if self._base is None:
             if not resize and arr.shape != self._v.shape:
                 arr = _broadcast_cast(arr, self._v.shape, self._v.dtype)
+            lazy.replaced(self._v, arr)
             self._v = arr
         else:
             root = self._base
-            root._v = views.write(root._v, arr, self._view)
+            written = views.write(root._v, arr, self._view)
+            lazy.replaced(root._v, written)
+            root._v = written
             self._v = _broadcast_cast(arr, tuple(self.shape), self._v.dtype)
             self._src = root._v
         self._vc_obj()[0] += 1

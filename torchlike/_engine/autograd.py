@@ -71,6 +71,9 @@ class Node:
             self._released = True
             self.arrays = None
             self.tensors = None
+            # the version records hold the saved tensors too; kept, they would keep freed values alive (and, in
+            # lazy mode, make them outputs of the step's program)
+            self.versions = None
 
 
 def _type_str(dt, shape):

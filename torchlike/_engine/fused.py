@@ -136,9 +136,7 @@ def try_run(roots, retain_graph):
                 v._grad._set_value_inplace(g)
     if not retain_graph:
         for n in ops:
-            if n.op.saves:
-                n._released = True
-                n.arrays = n.tensors = None
+            n.release()
     return True
 
 

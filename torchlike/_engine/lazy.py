@@ -72,7 +72,8 @@ class _Node:
 
 class LazyArray:
     """A pending array: shape and dtype known, values after the next sync."""
-    __slots__ = ('node', 'idx', 'aval', 'value', '__weakref__')
+    # prev: id() of the concrete array this one replaces in a tensor (an in-place update), for donation
+    __slots__ = ('node', 'idx', 'aval', 'value', 'prev', '__weakref__')
 
     @property
     def shape(self):
@@ -122,6 +123,16 @@ class LazyArray:
 
 def concrete(a):
     return a.get() if type(a) is LazyArray else a
+
+
+def replaced(old, new):
+    """A tensor's array ``old`` is being replaced by ``new`` (an in-place update). When ``new`` is pending and
+    ``old``'s buffer is donated at the sync, the program writes ``new`` into that buffer (see sync)."""
+    if type(new) is LazyArray and new.value is None:
+        if type(old) is LazyArray:
+            old = old.value
+        if old is not None:
+            new.prev = id(old)
 
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -189,7 +200,7 @@ def record(fn, token, args):
         outs = []
         for i, av in enumerate(avals):
             la = LazyArray()
-            la.node, la.idx, la.aval, la.value = node, i, av, None
+            la.node, la.idx, la.aval, la.value, la.prev = node, i, av, None, None
             _fresh.append(weakref.ref(la))
             outs.append(la)
         _metrics['recorded_ops'] += 1
@@ -285,6 +296,9 @@ def sync():
         for la in live:
             out_avals[out_index[(pos[la.node.seq], la.idx)]] = la.aval
         donate = _donatable(inputs, uses, out_avals)
+        if donate:
+            outs = _pair_donations(outs, live, pos, inputs, donate)
+            out_index = {k: i for i, k in enumerate(outs)}
         key = (tuple(structure), tuple(outs), tuple(in_sig), donate)
         prog = _programs.get(key)
         t0 = time.perf_counter_ns()
@@ -339,6 +353,23 @@ def _donatable(inputs, uses, out_avals):
 
 
 DONATE = os.environ.get('TORCHLIKE_DONATE', '1') != '0'
+
+
+def _pair_donations(outs, live, pos, inputs, donate):
+    """Order the outputs so that each donated input's buffer goes to the output that replaced it in its tensor.
+    jax pairs donated inputs with outputs greedily (the first output of the same shape and dtype, in order); a
+    parameter's buffer paired with, say, its gradient would make XLA copy the parameter before the forward reads
+    it (measured on the MLP step: 30 copies of parameters and optimizer state, ~10% of the program)."""
+    want = {id(inputs[i]): i for i in donate}
+    by_out = {}
+    for la in live:
+        i = want.get(la.prev)
+        if i is not None and la.shape == inputs[i].shape and la.dtype == inputs[i].dtype:
+            by_out.setdefault((pos[la.node.seq], la.idx), i)
+    if not by_out:
+        return outs
+    paired = sorted((k for k in outs if k in by_out), key=by_out.__getitem__)
+    return paired + [k for k in outs if k not in by_out]
 
 
 # ---- the recompile guard ------------------------------------------------------------------------

@@ -158,29 +158,35 @@ def _on_device_of(arr_np, like):
     return jax.device_put(arr_np, dev)
 
 
-@jax.jit
-def _first_oob(a, lo, hi):
+@functools.partial(jax.jit, static_argnames='ignore')
+def _first_oob(a, lo, hi, ignore=None):
     f = a.ravel()
     bad = (f < lo) | (f >= hi)
+    if ignore is not None:
+        bad = bad & (f != ignore)
     i = jnp.argmax(bad)
     return bad[i], f[i]
 
 
-def _check_range(idx, lo, hi, make_error):
-    """Raise ``make_error(value)`` for the first element of ``idx`` outside [lo, hi) (one small sync).
+def _check_range(idx, lo, hi, make_error, ignore=None):
+    """Raise ``make_error(value)`` for the first element of ``idx`` outside [lo, hi) (other than ``ignore``).
     A pending index in lazy mode is not checked (no sync inside a step, as torch_xla): out-of-range
     indices then clamp instead of raising (Note [Lazy execution])."""
     if isinstance(idx, Tensor):
         idx = idx._raw()
     if idx.size == 0 or type(idx) is LazyArray:
         return
-    if isinstance(idx, np.ndarray):
-        f = idx.ravel()
+    if isinstance(idx, np.ndarray) or next(iter(idx.devices())).platform == 'cpu':
+        # values already in host memory: numpy reads them in place (a device program and its transfer cost
+        # ~10x more, e.g. ~50 vs 5 us for a batch of 128 class targets)
+        f = np.asarray(idx).ravel()
         bad = (f < lo) | (f >= hi)
+        if ignore is not None:
+            bad &= f != ignore
         if bad.any():
             raise make_error(int(f[np.argmax(bad)]))
         return
-    bad, v = jax.device_get(_first_oob(idx, lo, hi))
+    bad, v = jax.device_get(_first_oob(idx, lo, hi, ignore))
     if bad:
         raise make_error(int(v))
 

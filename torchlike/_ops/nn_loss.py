@@ -15,12 +15,12 @@ import warnings
 
 from .. import _dtype as D
 from ._util import inexact
-from .._engine.lazy import LazyArray
 from .._engine import dispatch
 from .._engine.jaxrt import jax, jnp, lax
 from .._engine.registry import op, public
 from .._tensor import Tensor
 from .nn_activation import need_tensor, NN, call
+from .indexing import _check_range
 from .pointwise import _abs, _broadcast_error, not_impl
 from . import reduction as _reduction
 
@@ -435,20 +435,8 @@ def _check_nll(input, target, weight, ignore_index, fname='nll_loss'):
     if weight is not None and weight.numel() != c:
         raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
                            f"weight tensor of shape: {list(weight.shape)}")
-    # the range check reads the targets (a sync); a pending target in lazy mode is not checked, as under
-    # torch_xla: an out-of-range class then gives an undefined loss instead of an error (Note [Lazy execution])
-    if target.numel() and type(target._raw()) is not LazyArray:
-        bad, v = jax.device_get(_first_bad_target(target._value(), ignore_index, c))
-        if bad:
-            raise IndexError(f"Target {int(v)} is out of bounds.")
-
-
-@jax.jit
-def _first_bad_target(t, ignore_index, c):
-    f = t.ravel().astype(jnp.int64)
-    bad = (f != ignore_index) & ((f < 0) | (f >= c))
-    i = jnp.argmax(bad)
-    return bad[i], f[i]
+    # a pending target in lazy mode is not checked (see _check_range)
+    _check_range(target, 0, c, lambda v: IndexError(f"Target {v} is out of bounds."), ignore_index)
 
 
 @public('nll_loss', namespace=NN)
