@@ -35,7 +35,7 @@ class Run:
     """An example run as a subprocess under real torch or torchlike, once ``start()`` is called."""
 
     def __init__(self, lib, script, args, log, after=None, then=None):
-        runner = {'torch': [sys.executable], 'torchlike': [sys.executable, '-m', 'torchlike'],
+        runner = {'torch': [sys.executable], 'torchlike': [sys.executable, '-m', 'torchlike', '--mode', 'eager'],
                   'lazy': [sys.executable, '-m', 'torchlike', '--mode', 'lazy']}[lib]
         self.cmd = runner + [script, '--loss-log', str(log)] + [str(a) for a in args]
         self.log, self.after, self.then, self.proc = log, after, then, None

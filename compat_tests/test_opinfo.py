@@ -16,6 +16,11 @@ import pytest
 import _opinfo_support as S
 from opinfo_xfail import XFAIL
 
+# Op-level checks run in eager mode, the reference semantics: lazy mode is the default and every other test
+# runs in it; `TORCHLIKE_MODE=lazy TORCHLIKE_RECOMPILE_LIMIT=1000000 python scripts/opinfo_check.py --all` gives
+# the same per-entry results as eager (2026-11-27) at ~1.25x the time.
+pytestmark = pytest.mark.usefixtures('eager_mode')
+
 _RESULTS = {}
 
 

@@ -42,10 +42,11 @@ def traceback_frames(stderr):
 # The example: same stdout under real torch and under the runner
 
 
-def test_autograd_tour_prints_as_under_torch():
+@pytest.mark.parametrize('mode', ['eager', 'lazy'])
+def test_autograd_tour_prints_as_under_torch(mode):
     example = os.path.join('examples', 'autograd_tour.py')
     real = run([PY, example], cwd=ROOT)
-    ours = run(RUNNER + [example], cwd=ROOT)
+    ours = run(RUNNER + ['--mode', mode, example], cwd=ROOT)
     assert real.returncode == 0, real.stderr
     assert ours.returncode == 0, ours.stderr
     # `print(y.grad_fn)` shows an object address, which differs from run to run.

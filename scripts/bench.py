@@ -13,8 +13,8 @@ Workloads (scripts/bench_workloads/, one PyTorch-style script each, run unchange
   gpt   nanoGPT-style Transformer, 4 layers, 4 heads, d=128, block 64, batch 12, AdamW, cosine LR, dropout 0.1
 Variants:
   torch    real PyTorch eager             python W.py
-  eager    torchlike eager                python -m torchlike W.py
-  lazy     torchlike lazy                 python -m torchlike --mode lazy W.py
+  eager    torchlike eager                python -m torchlike --mode eager W.py
+  lazy     torchlike lazy, the default python -m torchlike --mode lazy W.py
   compile  torchlike + torch.compile      python -m torchlike W.py --compile   (the script wraps its model)
   jax      hand-written JAX, jitted and donated, optimizers written in jax.numpy (jax_W.py)
 
@@ -55,7 +55,7 @@ def command(workload, variant):
     py = sys.executable
     script = os.path.join(WL, workload + '.py')
     return {'torch': [py, script],
-            'eager': [py, '-m', 'torchlike', script],
+            'eager': [py, '-m', 'torchlike', '--mode', 'eager', script],
             'lazy': [py, '-m', 'torchlike', '--mode', 'lazy', script],
             'compile': [py, '-m', 'torchlike', script, '--compile'],
             'jax': [py, os.path.join(WL, f'jax_{workload}.py')]}[variant]

@@ -49,7 +49,7 @@ Options:
 -h, --help   : print this help message and exit
 -V, --version: print the torchlike version and exit
 --mode M     : execution mode, eager (op by op) or lazy (ops recorded and run as compiled
-               programs at sync points); default: $TORCHLIKE_MODE or eager
+               programs at sync points); default: $TORCHLIKE_MODE or lazy
 
 Arguments:
 file         : program read from script file (or a directory / zipfile with __main__.py)

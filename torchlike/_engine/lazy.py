@@ -1,8 +1,8 @@
 """Lazy execution: ops record into a graph that runs as one jitted XLA program at a sync.
 
 Note [Lazy execution]
-In lazy mode (``TORCHLIKE_MODE=lazy``, ``torchlike.set_execution_mode('lazy')`` or
-``python -m torchlike --mode lazy``) ``dispatch.apply`` does not run an op's compiled program:
+In lazy mode (the default; eager is ``TORCHLIKE_MODE=eager``, ``torchlike.set_execution_mode('eager')`` or
+``python -m torchlike --mode eager``) ``dispatch.apply`` does not run an op's compiled program:
 it records a ``_Node`` (the program, its arguments) and hands back ``LazyArray`` outputs whose
 shape and dtype come from ``jax.eval_shape``, cached per (op, static key, input avals). So
 ``.shape``/``.dtype`` never execute anything, and shape errors raise at the op as in eager mode

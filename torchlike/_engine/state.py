@@ -6,7 +6,7 @@ import os
 import threading
 
 # The execution mode new threads start in (Note [Lazy execution]); set_execution_mode changes it.
-_mode = os.environ.get('TORCHLIKE_MODE', 'eager')
+_mode = os.environ.get('TORCHLIKE_MODE', 'lazy')
 if _mode not in ('eager', 'lazy'):
     raise ValueError(f"TORCHLIKE_MODE must be 'eager' or 'lazy', got {_mode!r}")
 
