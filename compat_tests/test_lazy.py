@@ -196,6 +196,39 @@ def test_backward_frees_saved_values(retain):
             torchlike.set_execution_mode(prev)
 
 
+def test_batchnorm_and_grad_scaler_steps_sync_only_where_torch_reads(lazy_mode):
+    """BatchNorm's running statistics and GradScaler's unscale/update stay pending: a BatchNorm training step
+    syncs once (the end of optimizer.step()), and a GradScaler step only where it reads found_inf, as torch does
+    (it read them back before: one extra sync per forward), with torch's values."""
+    def run(lib, scaler):
+        lib.manual_seed(0)
+        net = lib.nn.Sequential(lib.nn.Linear(6, 8), lib.nn.BatchNorm1d(8), lib.nn.ReLU(), lib.nn.Linear(8, 2))
+        return net, lib.optim.SGD(net.parameters(), lr=0.1), (lib.amp.GradScaler('cpu', init_scale=4.0)
+                                                              if scaler else None)
+    x = np.random.default_rng(0).standard_normal((10, 6)).astype(np.float32)
+    for scaler in (False, True):
+        (th, topt, tsc), (tl, lopt, lsc) = run(torch, scaler), run(torchlike, scaler)
+        tl.load_state_dict({k: torchlike.tensor(v.numpy()) for k, v in th.state_dict().items()})
+        syncs = []
+        for lib, net, opt, sc in ((torch, th, topt, tsc), (torchlike, tl, lopt, lsc)):
+            for i in range(3):
+                m = debug.metrics()
+                opt.zero_grad()
+                loss = net(lib.tensor(x)).pow(2).mean()
+                if sc is None:
+                    loss.backward()
+                    opt.step()
+                else:
+                    sc.scale(loss).backward()
+                    sc.step(opt)
+                    sc.update()
+                if lib is torchlike:
+                    syncs.append(_delta(m)['syncs'])
+        assert syncs == ([1, 1, 1] if not scaler else [2, 2, 2]), (scaler, syncs)
+        for a, b in zip(tl.state_dict().values(), th.state_dict().values()):
+            assert_same(a, b, atol=1e-5)
+
+
 def test_metadata_does_not_sync_and_reads_do(lazy_mode):
     x = torchlike.ones(3, 4)
     m = debug.metrics()

@@ -69,8 +69,9 @@ def _batch_norm(input, weight, bias, running_mean, running_var, momentum, eps, *
 
 
 def _write_stats(running_mean, running_var, new_rm, new_rv):
-    running_mean._set_value_inplace(new_rm._value())
-    running_var._set_value_inplace(new_rv._value())
+    # _raw, not _value: in lazy mode the new statistics stay pending (reading them would sync mid-forward)
+    running_mean._set_value_inplace(new_rm._raw())
+    running_var._set_value_inplace(new_rv._raw())
 
 
 def _check_param(t, c, name):

@@ -71,8 +71,8 @@ def _amp_foreach_non_finite_check_and_unscale_(self, found_inf, inv_scale):
         _need(g, fname, lambda t: t.dtype.is_floating_point, "Expected a floating-point tensor")
     res = dispatch.apply(_amp_unscale, (grads, found_inf, inv_scale))
     for g, r in zip(grads, res[:-1]):
-        g._set_value_inplace(r._value())
-    found_inf._set_value_inplace(res[-1]._value())
+        g._set_value_inplace(r._raw())            # (pending in lazy mode: no sync here)
+    found_inf._set_value_inplace(res[-1]._raw())
 
 
 def _amp_update_scale_(self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor,
@@ -84,8 +84,8 @@ def _amp_update_scale_(self, growth_tracker, found_inf, scale_growth_factor, sca
     _need(found_inf, fname, lambda t: t.dtype is D.float32, "found_inf must be a float tensor.")
     s, g = dispatch.apply(_amp_update_scale, (self, growth_tracker, found_inf, float(scale_growth_factor),
                                               float(scale_backoff_factor), int(growth_interval)))
-    self._set_value_inplace(s._value())
-    growth_tracker._set_value_inplace(g._value())
+    self._set_value_inplace(s._raw())
+    growth_tracker._set_value_inplace(g._raw())
     return self
 
 

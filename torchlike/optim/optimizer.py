@@ -489,7 +489,8 @@ class Optimizer:
                             g.detach_()
                         else:
                             g.requires_grad_(False)
-                        g._set_value_inplace(jnp.zeros_like(g._value()))
+                        a = g._raw()          # (its shape and dtype: reading the values would sync)
+                        g._set_value_inplace(jnp.zeros(a.shape, a.dtype))
 
     def step(self, closure=None):
         raise NotImplementedError
