@@ -14,7 +14,13 @@ Only plain graphs are fused: every node a registry op with a jittable body, no h
 kind, no retain_grad, no custom autograd.Function, no create_graph / autograd.grad / inputs= /
 anomaly mode. Anything else (and every cold graph) takes the node-by-node engine, which
 defines the semantics this must reproduce; the version checks and buffer release are the same.
+
+In lazy mode the program is recorded as one node of the step's graph (no HOT threshold: recording it
+costs no compile of its own), which saves the per-node Python of the node-by-node engine; the step's
+program is the same XLA either way.
 """
+import itertools
+
 from .jaxrt import jax, jnp
 from .state import state
 from . import autograd as _ag
@@ -23,7 +29,8 @@ from . import dispatch, lazy
 HOT = 3               # compile a graph's backward whole on its HOT-th sighting (tests repeat graphs twice)
 _MAX_PROGS = 256
 _counts = {}
-_progs = {}
+_progs = {}           # structure key -> (jitted program, its lazy-graph token)
+_serial = itertools.count()
 stats = {'runs': 0}   # fused backward passes run (tests check the fused path is really taken)
 
 
@@ -39,8 +46,9 @@ def try_run(roots, retain_graph):
     """Run the backward of ``roots`` ([((node, nr), grad Tensor or None)]; None is the implicit ones
     gradient of a scalar) fused if the graph is plain and hot. Returns False (having done nothing) when
     the node-by-node engine must run instead."""
-    if not enabled or state.mode == 'lazy':     # (the lazy graph fuses the backward with the forward already)
+    if not enabled:
         return False
+    lazy_mode = state.mode == 'lazy'
     Node, Acc = _ag.Node, _ag.AccumulateGrad
     ops, sinks = [], []
     stack = [n for (n, _), _g in roots]
@@ -83,7 +91,7 @@ def try_run(roots, retain_graph):
             rkey.append((where[n], nr, None))
         else:
             rkey.append((where[n], nr, 0))
-            flat.append(g._value())
+            flat.append(g._raw())
     nkey = []
     for n in ops:
         nf = n.next_functions
@@ -101,12 +109,12 @@ def try_run(roots, retain_graph):
             skey.append((v._v.shape, False))
         else:
             skey.append((v._v.shape, True))
-            flat.append(old._value())
+            flat.append(old._raw())
     key = (tuple(rkey), tuple(nkey), tuple(skey))
-    prog = _progs.get(key)
-    if prog is None:
+    entry = _progs.get(key)
+    if entry is None:
         c = _counts.get(key, 0) + 1
-        if c < HOT:
+        if c < HOT and not lazy_mode:
             if len(_counts) > 4 * _MAX_PROGS:
                 _counts.clear()
             _counts[key] = c
@@ -114,7 +122,8 @@ def try_run(roots, retain_graph):
         _counts.pop(key, None)
         if len(_progs) >= _MAX_PROGS:
             del _progs[next(iter(_progs))]
-        prog = _progs[key] = jax.jit(_program(key))
+        entry = _progs[key] = (jax.jit(_program(key)), ('fused_backward', next(_serial)))
+    prog, token = entry
     for n in ops:
         if n.versions is not None:
             for _, t, vc, v in n.versions:
@@ -124,7 +133,10 @@ def try_run(roots, retain_graph):
             for _, vc, v in n.out_vcs:
                 if vc[0] != v:
                     n._check_versions()
-    new = prog(*[lazy.concrete(a) for a in flat])
+    if lazy_mode:       # one node of the step's graph instead of one per autograd node (less Python per step)
+        new = lazy.record(prog, token, flat)
+    else:
+        new = prog(*[lazy.concrete(a) for a in flat])
     stats['runs'] += 1
     wrap = dispatch.wrap
     for s, g in zip(sinks, new):

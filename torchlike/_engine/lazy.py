@@ -174,7 +174,7 @@ def record(fn, token, args):
             out = jax.eval_shape(fn, *[_abstract(a) for a in ins])
             multi = type(out) is tuple or type(out) is list
             avals = tuple(out) if multi else (out,)
-            if not all(isinstance(o, jax.ShapeDtypeStruct) for o in avals):
+            if not all(o is None or isinstance(o, jax.ShapeDtypeStruct) for o in avals):
                 shp = _shape_cache[sig] = (None, None)      # nested outputs: run eagerly
             else:
                 shp = _shape_cache[sig] = (multi, avals)
@@ -199,6 +199,9 @@ def record(fn, token, args):
         node.seq = _seq[0]
         outs = []
         for i, av in enumerate(avals):
+            if av is None:          # (a None among a program's outputs: a sink without a gradient)
+                outs.append(None)
+                continue
             la = LazyArray()
             la.node, la.idx, la.aval, la.value, la.prev = node, i, av, None, None
             _fresh.append(weakref.ref(la))
