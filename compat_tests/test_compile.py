@@ -236,3 +236,20 @@ def test_graph_broken_module_then_hot_eager_backward():
         got = run(torchlike, torchlike.compile)
     for a, b in zip(got, run(torch, None)):
         assert_same(a, b)
+
+
+def test_fullgraph_with_index_range_checks():
+    """Ops that check index ranges (embedding, cross_entropy's targets) compile with fullgraph=True, as in torch:
+    the check is skipped for traced indices instead of reading their values (a graph break before)."""
+    w = np.random.default_rng(0).standard_normal((10, 5)).astype(np.float32)
+    res = {}
+    for lib in (torch, torchlike):
+        emb = lib.nn.Embedding(10, 5)
+        with lib.no_grad():
+            emb.weight.copy_(lib.tensor(w))
+        f = lib.compile(lambda i, y: lib.nn.functional.cross_entropy(emb(i), y), fullgraph=True)
+        loss = f(lib.tensor([1, 2, 3, 7]), lib.tensor([0, 4, 2, 1]))
+        loss.backward()
+        res[lib] = (loss, emb.weight.grad)
+    assert_same(res[torchlike][0], res[torch][0], atol=1e-5)
+    assert_same(res[torchlike][1], res[torch][1], atol=1e-5)

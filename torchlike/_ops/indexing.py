@@ -170,11 +170,11 @@ def _first_oob(a, lo, hi, ignore=None):
 
 def _check_range(idx, lo, hi, make_error, ignore=None):
     """Raise ``make_error(value)`` for the first element of ``idx`` outside [lo, hi) (other than ``ignore``).
-    A pending index in lazy mode is not checked (no sync inside a step, as torch_xla): out-of-range
-    indices then clamp instead of raising (Note [Lazy execution])."""
+    A pending index in lazy mode, or a traced one under torch.compile, is not checked (no sync inside a step,
+    as torch_xla): out-of-range indices then clamp instead of raising (Note [Lazy execution])."""
     if isinstance(idx, Tensor):
         idx = idx._raw()
-    if idx.size == 0 or type(idx) is LazyArray:
+    if idx.size == 0 or type(idx) is LazyArray or isinstance(idx, jax.core.Tracer):
         return
     if isinstance(idx, np.ndarray) or next(iter(idx.devices())).platform == 'cpu':
         # values already in host memory: numpy reads them in place (a device program and its transfer cost
