@@ -18,7 +18,7 @@ from .._engine.jaxrt import jax, jnp
 from .._engine.registry import PUBLIC, op, public
 from .._tensor import Tensor
 from .nn_activation import NN, call, need_tensor, next_key
-from .nn_misc import _dropout as _dropout_op
+from .nn_misc import _dropout as _dropout_op, _keep_mask
 from .pointwise import _variant
 
 _NEG_INF = float('-inf')
@@ -58,7 +58,8 @@ def _sdpa(query, key, value, attn_mask, scale, p, seed, offset, *, is_causal, gq
     a = jax.nn.softmax(jnp.where(dead, jnp.zeros((), w.dtype), w), axis=-1)
     a = jnp.where(dead, jnp.zeros((), a.dtype), a).astype(dt)
     if mode is not None:
-        a = _dropout_op.fn(a, p, seed, offset, feature=False, mode=mode)
+        keep = None if mode == 'zero' else _keep_mask(a.shape, a.dtype, p, seed, offset)
+        a = _dropout_op.fn(a, keep, p, feature=False, mode=mode)
     return jnp.matmul(a, value)
 
 

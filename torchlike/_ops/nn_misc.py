@@ -118,15 +118,27 @@ public('bilinear')(bilinear)
 _SELU_ALPHA_PRIME = 1.7580993408473766      # -scale * alpha of SELU: torch's alpha-dropout constant
 
 
+def _keep_mask(shape, dtype, p, seed, offset):
+    """bernoulli(1 - p) of ``shape`` drawn from the (seed, offset) stream (dtype: the input's)."""
+    w = jnp.float64 if dtype == jnp.float64 else jnp.float32
+    return jax.random.uniform(_random._key(seed, offset), shape, w) < 1 - jnp.asarray(p, w)
+
+
+@op('_dropout_mask', namespace=NN, function=False, method=False, static=('feature',), differentiable=False)
+def _dropout_mask(input, p, seed, offset, *, feature):
+    shape = input.shape[:2] + (1,) * (input.ndim - 2) if feature else input.shape
+    return _keep_mask(shape, input.dtype, p, seed, offset)
+
+
+# The mask is an input of the op, not drawn inside it: the backward (the op's VJP) then multiplies by the saved
+# mask instead of drawing it again (on XLA:CPU a draw is a rolled threefry loop that nothing fuses; redrawn in
+# the backward it cost the GPT workload's lazy step a third of its time).
 @op('_dropout', namespace=NN, function=False, method=False, static=('feature', 'mode'), diff=('input',), saves=(),
     node=lambda feature, mode: 'AddBackward0' if mode == 'alpha' else 'MulBackward0')
-def _dropout(input, p, seed, offset, *, feature, mode):
+def _dropout(input, keep, p, *, feature, mode):
     if mode == 'zero':
         return input * jnp.zeros((), input.dtype)
-    shape = input.shape[:2] + (1,) * (input.ndim - 2) if feature else input.shape
-    w = jnp.float64 if input.dtype == jnp.float64 else jnp.float32
-    u = jax.random.uniform(_random._key(seed, offset), shape, w)
-    noise = (u < 1 - jnp.asarray(p, w)).astype(input.dtype)             # bernoulli(1 - p)
+    noise = keep.astype(input.dtype)
     if mode == 'alpha':
         a = 1.0 / jnp.sqrt((_SELU_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
         b = (noise - 1) * (_SELU_ALPHA_PRIME * a) + _SELU_ALPHA_PRIME * a * p
@@ -146,8 +158,11 @@ def _dropout_impl(fname, input, p, train, inplace, feature, alpha):
     if feature and input.ndim < 2:
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     mode = 'zero' if p == 1 else ('alpha' if alpha else 'drop')
-    s, off = (0, 0) if mode == 'zero' else next_key(input, fname)
-    return run(_dropout, _dropout, input, (float(p), s, off), (bool(feature), mode), inplace=inplace)
+    keep = None
+    if mode != 'zero':
+        s, off = next_key(input, fname)
+        keep = call(_dropout_mask, (input, float(p), s, off), (bool(feature),))
+    return run(_dropout, _dropout, input, (keep, float(p)), (bool(feature), mode), inplace=inplace)
 
 
 @public('dropout', namespace=NN)
