@@ -34,7 +34,8 @@ new step's dropout mask compiles nothing; the numbers equal eager mode's buckete
 
 Donation: an input array that only the graph refers to (Python's reference count says so: a
 parameter or optimizer state whose tensor now holds the pending update) is donated to the program
-when an output of its shape and dtype can take its buffer.
+when an output of its shape and dtype can take its buffer; the output that replaced it in its tensor
+gets it (``replaced``/``_pair_donations``), so XLA never has to copy a parameter the step still reads.
 
 Recompile guard: each sync site (the user code line that caused it) may compile RECOMPILE_LIMIT
 programs; past that it warns once, naming what changed (an input's shape, an op's attributes), and
