@@ -160,7 +160,7 @@ def _on_device_of(arr_np, like):
 
 @functools.partial(jax.jit, static_argnames='ignore')
 def _first_oob(a, lo, hi, ignore=None):
-    f = a.ravel()
+    f = a.ravel().astype(jnp.int64)        # (uint8 targets compare with a negative ignore_index)
     bad = (f < lo) | (f >= hi)
     if ignore is not None:
         bad = bad & (f != ignore)

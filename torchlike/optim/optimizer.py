@@ -489,8 +489,7 @@ class Optimizer:
                             g.detach_()
                         else:
                             g.requires_grad_(False)
-                        a = g._raw()          # (its shape and dtype: reading the values would sync)
-                        g._set_value_inplace(jnp.zeros(a.shape, a.dtype))
+                        g.zero_()             # as torch; an op, so it stays on g's device (and pending in lazy mode)
 
     def step(self, closure=None):
         raise NotImplementedError
