@@ -249,6 +249,62 @@ def test_backward_is_one_recorded_node(lazy_mode):
     assert_same(res[torchlike][1], res[torch][1], atol=1e-5)
 
 
+def _compiled_step_hlo(monkeypatch, run):
+    """The optimized HLO of the last program that the lazy syncs inside ``run()`` compile."""
+    import jax
+    from torchlike._engine import lazy
+    progs, avals = [], []
+
+    class Programs(dict):
+        def __setitem__(self, key, prog):
+            progs.append(prog)
+            dict.__setitem__(self, key, prog)
+    replay = lazy._replay
+
+    def traced_replay(*a):
+        f = replay(*a)
+
+        def g(*inputs):       # (called by jax.jit's trace: the program's argument avals)
+            avals.append([jax.ShapeDtypeStruct(x.shape, x.dtype) if hasattr(x, 'shape') else x for x in inputs])
+            return f(*inputs)
+        return g
+    monkeypatch.setattr(lazy, '_programs', Programs())
+    monkeypatch.setattr(lazy, '_replay', traced_replay)
+    run()
+    return progs[-1].lower(*avals[-1]).compile().as_text()
+
+
+@pytest.mark.parametrize('bidirectional', [False, True])
+def test_recurrent_backward_reuses_the_forward_scans(lazy_mode, monkeypatch, bidirectional):
+    """An LSTM's backward applies the VJP residuals its forward saved (Note [Saved residuals]): a forward +
+    backward of a 2-layer LSTM is one scan per layer each way (4 loops; re-running the forward inside the backward
+    made 6), with torch's gradients."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((7, 3, 5)).astype(np.float32)
+    grads = {}
+    for lib in (torch, torchlike):
+        lib.manual_seed(0)
+        m = lib.nn.LSTM(5, 6, num_layers=2, bidirectional=bidirectional)
+        if lib is torchlike:
+            m.load_state_dict({k: torchlike.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()})
+        ref = m
+
+        def run():
+            xt = lib.tensor(x, requires_grad=True)
+            out, (h, c) = m(xt)
+            (out.pow(2).sum() + h.sum() + c.tanh().sum()).backward()
+            grads[lib] = [xt.grad] + [p.grad for p in m.parameters()]
+            if lib is torchlike:
+                torchlike.sync()
+        if lib is torch:
+            run()
+        else:
+            hlo = _compiled_step_hlo(monkeypatch, run)
+            assert hlo.count(' while(') == 4, hlo.count(' while(')
+    for a, b in zip(grads[torchlike], grads[torch]):
+        assert_same(a, b, atol=1e-5)
+
+
 def test_metadata_does_not_sync_and_reads_do(lazy_mode):
     x = torchlike.ones(3, 4)
     m = debug.metrics()

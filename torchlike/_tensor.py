@@ -631,6 +631,7 @@ def _autograd_api():
     return api
 autograd_record = autograd.record
 dispatch._record = autograd.record
+dispatch._with_residuals = autograd.forward_with_residuals
 
 # Python operators -> generated methods. Reflected forms swap the operands.
 _BINARY = {'add': 'add', 'sub': 'sub', 'mul': 'mul', 'truediv': 'div', 'floordiv': 'floor_divide',

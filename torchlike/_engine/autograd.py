@@ -25,7 +25,7 @@ class Node:
     """An autograd graph node (``tensor.grad_fn``)."""
     __slots__ = ('op', 'key', 'tensors', 'arrays', 'versions', 'diff_idx', 'out_idx', 'out_meta',
                  'next_functions', '_seq', '_released', '_pre_hooks', '_hooks', '_tensor_pre_hooks',
-                 '_retain_hooks', 'out_vcs', '_name', '_slots', '_fk', '__weakref__', '__dict__')
+                 '_retain_hooks', 'out_vcs', '_name', '_slots', '_fk', 'res', '_rk', '__weakref__', '__dict__')
 
     @property
     def metadata(self):
@@ -71,6 +71,7 @@ class Node:
             self._released = True
             self.arrays = None
             self.tensors = None
+            self.res = None
             # the version records hold the saved tensors too; kept, they would keep freed values alive (and, in
             # lazy mode, make them outputs of the step's program)
             self.versions = None
@@ -125,7 +126,7 @@ def _new_node(cls, name):
     n._seq = next(_seq)
     n._released = False
     n._pre_hooks = n._hooks = n._tensor_pre_hooks = n._retain_hooks = None
-    n.versions = n.out_vcs = n._fk = None
+    n.versions = n.out_vcs = n._fk = n.res = None
     return n
 
 
@@ -171,8 +172,21 @@ def saved_self_updated(node, vc):
         node.versions = [e for e in node.versions if not (e[0] == 0 and e[2] is vc)] or None
 
 
-def record(op, key, leaves, arrays, outs):
-    """Attach a Node for ``op`` to its differentiable outputs."""
+def _leaf_diff_mask(op, key, n):
+    """op.diff_mask with one entry per leaf (a list parameter expands to several leaves)."""
+    if op.varargs:
+        return [True] * n
+    if key[2] is None:
+        return op.diff_mask
+    m = []
+    for k, d in zip(key[2], op.diff_mask):
+        m.extend([d] * (1 if k is None else k))
+    return m
+
+
+def record(op, key, leaves, arrays, outs, residuals=None):
+    """Attach a Node for ``op`` to its differentiable outputs. ``residuals`` is (entry, arrays) of an op that
+    saved its VJP residuals (Note [Saved residuals])."""
     T = dispatch.Tensor
     name = op.node_name
     if type(name) is not str:        # overload-dependent names, e.g. SumBackward0 vs SumBackward1
@@ -182,14 +196,7 @@ def record(op, key, leaves, arrays, outs):
     node.key = key
     node.arrays = arrays
     node.tensors = leaves
-    diff_mask = op.diff_mask
-    if op.varargs:
-        diff_mask = [True] * len(leaves)
-    elif key[2] is not None:          # list params: expand the mask per leaf
-        m = []
-        for n, d in zip(key[2], diff_mask):
-            m.extend([d] * (1 if n is None else n))
-        diff_mask = m
+    diff_mask = _leaf_diff_mask(op, key, len(leaves))
     nf, didx = [], []
     for a, d in zip(leaves, diff_mask):
         if d:
@@ -250,7 +257,12 @@ def record(op, key, leaves, arrays, outs):
             vcs.append((i, vc, vc[0]))
         node.out_vcs = vcs
     node._slots = tuple(didx)
-    if op.jit:     # this node's part of a fused backward's structure key (see fused.py)
+    if residuals is not None:
+        e, node.res = residuals
+        node._rk = e
+        assert e.diff_idx == node.diff_idx and e.out_idx == node.out_idx, (op, e.diff_idx, e.out_idx)
+        node._fk = (residual_backward_op(op), e, node.diff_idx, node.out_idx, len(node.res), tuple(meta))
+    elif op.jit:     # this node's part of a fused backward's structure key (see fused.py)
         node._fk = (op, key, node.diff_idx, node.out_idx, len(arrays), tuple(meta))
     return node
 
@@ -272,14 +284,15 @@ def _node_apply(node, grads, create_graph):
             a = node.out_meta[i]
             g = dispatch.wrap(jnp.zeros(a.shape, a.dtype))
         cots.append(g)
-    bop = backward_op(node.op)
     T = dispatch.Tensor
-    if create_graph:
+    if create_graph:     # (through the forward's VJP even when residuals were saved: they are not in the graph)
+        bop, key = backward_op(node.op), node.key
         dyn = [t if isinstance(t, T) else a for t, a in zip(node.tensors, node.arrays)]
     else:
-        dyn = list(node.arrays)
+        bop, key = (backward_op(node.op), node.key) if node.res is None else (residual_backward_op(node.op), node._rk)
+        dyn = list(node.arrays if node.res is None else node.res)
         cots = [c._raw() if isinstance(c, T) else c for c in cots]
-    res = dispatch.apply(bop, tuple(dyn) + tuple(cots), (node.key, node.diff_idx, node.out_idx))
+    res = dispatch.apply(bop, tuple(dyn) + tuple(cots), (key, node.diff_idx, node.out_idx))
     if not isinstance(res, tuple):
         res = (res,)
     out = [None] * len(node.next_functions)
@@ -333,10 +346,99 @@ def backward_op(fwd_op):
     return b
 
 
+def backward_body(bop_or_fwd):
+    """The backward body of a fused-key entry's op (fused.py): a residual backward op's own body, or the VJP
+    of a forward op."""
+    b = bop_or_fwd.bwd_cache.get('residual_body')
+    return b if b is not None else _vjp_body(bop_or_fwd)
+
+
 def _varargs(body):
     def fn(*args, key, diff_idx, out_idx):
         return body(*args, key=key, diff_idx=diff_idx, out_idx=out_idx)
     return fn
+
+
+# ---- saved residuals ---------------------------------------------------------------------
+
+# Note [Saved residuals]
+# A node's backward is normally the VJP of its op's forward (Note [Backward rules]), and jax.vjp inside the
+# backward re-runs the forward to get the residuals it needs. For most ops that is free (XLA fuses the
+# recomputation, or finds it dead) but not for a forward that is a loop: an LSTM's backward re-ran every
+# layer's scan (6 recurrent loops per training step instead of 4), and attention redrew its dropout mask.
+# An op registered with ``residuals=True`` therefore runs, while a gradient is being recorded, a forward
+# that also returns the leaves of its jax.vjp pullback (a pytree whose leaves are the residuals: what torch's
+# kernel would save); the node keeps them (``Node.res``) and its backward rebuilds the pullback and applies
+# it. The pullback's tree structure is known once that forward has been traced; it is kept in the
+# ``_Residuals`` entry of (op, key, differentiable leaves, input signature), which is also the static key
+# of the backward op, so the backward compiles once per entry. create_graph=True differentiates the VJP of
+# the forward as usual (the residuals are not in the graph), so the inputs stay saved too.
+
+class _Residuals:
+    __slots__ = ('fwd', 'tree', 'diff_idx', 'out_idx', 'out_dtypes', 'multi', 'n_out', 'key', '__weakref__')
+
+
+def forward_with_residuals(op, key, leaves, arrays, lazy_on):
+    """Run ``op`` saving its VJP residuals: (the forward's result, (entry, residual arrays)), or None when
+    no differentiable leaf requires grad."""
+    T = dispatch.Tensor
+    mask = _leaf_diff_mask(op, key, len(leaves))
+    diff_idx = tuple(i for i, (a, d) in enumerate(zip(leaves, mask)) if d and isinstance(a, T) and a.requires_grad)
+    if not diff_idx:
+        return None
+    ck = ('residuals', key, diff_idx, tuple(lazy._sig(a) for a in arrays))
+    e = op.bwd_cache.get(ck)
+    if e is None:
+        e = op.bwd_cache[ck] = _residual_entry(op, key, diff_idx)
+    r = lazy.record(e.fwd, ('residuals', op, e), arrays) if lazy_on else e.fwd(*arrays)
+    n = e.n_out
+    outs = tuple(r[:n]) if e.multi else r[0]
+    return outs, (e, tuple(r[n:]))
+
+
+def _residual_entry(op, key, diff_idx):
+    e = _Residuals()
+    e.key, e.diff_idx = key, diff_idx
+    fwd = dispatch.forward_fn(op, *key)
+    nd = op.nondiff_outputs
+
+    def f(*leaves):
+        def g(*d):
+            full = list(leaves)
+            for i, v in zip(diff_idx, d):
+                full[i] = v
+            o = fwd(*full)
+            e.multi = type(o) is tuple or type(o) is list
+            o = tuple(o) if e.multi else (o,)
+            e.out_idx = tuple(i for i, x in enumerate(o) if x.dtype.kind in 'fcV' and i not in nd)
+            return tuple(o[i] for i in e.out_idx), o
+        diff_outs, pull, outs = jax.vjp(g, *[leaves[i] for i in diff_idx], has_aux=True)
+        e.out_dtypes = tuple(o.dtype for o in diff_outs)
+        e.n_out = len(outs)
+        res, e.tree = jax.tree_util.tree_flatten(pull)
+        return (*outs, *res)
+    e.fwd = jax.jit(f)
+    return e
+
+
+def _residual_body(*args, key, diff_idx, out_idx):
+    e = key
+    k = e.tree.num_leaves
+    pull = jax.tree_util.tree_unflatten(e.tree, args[:k])
+    cots = tuple(jnp.conj(c).astype(dt) if jnp.issubdtype(dt, jnp.complexfloating) else jnp.asarray(c, dt)
+                 for c, dt in zip(args[k:], e.out_dtypes))
+    return tuple(jnp.conj(g) if _is_complex(g) else g for g in pull(cots))
+
+
+def residual_backward_op(fwd_op):
+    """The op that applies a saved pullback (one per forward op; its static key is the _Residuals entry)."""
+    b = fwd_op.bwd_cache.get('residual_op')
+    if b is None:
+        b = Op(fwd_op.name + '_backward', _residual_body, static=('key', 'diff_idx', 'out_idx'), saves=(),
+               node=backward_op(fwd_op).node_name)
+        b.bwd_cache['residual_body'] = _residual_body
+        fwd_op.bwd_cache['residual_op'] = b
+    return b
 
 
 # ---- the engine ------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from .lazy import LazyArray
 Tensor = None          # set by torchlike._tensor (avoids an import cycle)
 Node = None            # set by autograd
 _record = None         # autograd.record
+_with_residuals = None  # autograd.forward_with_residuals
 _float_kinds = frozenset('fc')
 _scalar_types = (bool, int, float, complex)
 try:  # the concrete array class, for an exact-type fast path (isinstance on jax.Array is slower)
@@ -231,7 +232,12 @@ def _apply(op, dyn, static=(), out=None):
     f = op.cache.get(key)
     if f is None:
         f = compiled(op, key)
-    if lazy_on:         # Note [Lazy execution]
+    saved = None
+    if grad and op.residuals:       # Note [Saved residuals]
+        saved = _with_residuals(op, key, leaves, arrays, lazy_on)
+    if saved is not None:
+        res, saved = saved
+    elif lazy_on:         # Note [Lazy execution]
         if op.jit:
             res = lazy.record(f, (op, key), arrays)
         else:
@@ -245,7 +251,7 @@ def _apply(op, dyn, static=(), out=None):
         outs = (_wrap(res),)
         single = True
     if grad:
-        _record(op, key, leaves, arrays, outs)
+        _record(op, key, leaves, arrays, outs, saved)
     if op.view:
         _mark_views(op, key, leaves[0], outs)
     if out is not None:

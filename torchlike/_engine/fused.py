@@ -100,7 +100,7 @@ def try_run(roots, retain_graph):
             nxt, nr = nf[s]
             edges.append(None if nxt is None else (where[nxt], nr))
         nkey.append((n._fk, tuple(edges)))
-        flat.extend(n.arrays)    # (a node recorded in lazy mode may hold synced LazyArrays: unwrapped below)
+        flat.extend(n.arrays if n.res is None else n.res)    # (a node recorded in lazy mode may hold synced LazyArrays: unwrapped below)
     skey = []
     for s in sinks:
         v = s.variable
@@ -183,7 +183,7 @@ def _program(key):
             pos += narr
             b = bufs[i]
             cots = [b[j] if j in b else jnp.zeros(out_meta[j].shape, out_meta[j].dtype) for j in out_idx]
-            res = _ag._vjp_body(op)(*arrays, *cots, key=k, diff_idx=diff_idx, out_idx=out_idx)
+            res = _ag.backward_body(op)(*arrays, *cots, key=k, diff_idx=diff_idx, out_idx=out_idx)
             for e, g in zip(edges, res):
                 if e is not None:
                     send(e[0], e[1], g)

@@ -23,6 +23,9 @@ An op is a pure JAX function plus metadata, registered once with ``@op``::
   derivatives.yaml (mul: ``{'input': ('other',), 'other': ('input',)}``).
 * ``node`` is torch's grad_fn name when it is not CamelCase(name)+'Backward0'; a callable of the static
   attributes gives overload-dependent names (``sum(x)`` -> SumBackward0, ``sum(x, dim)`` -> SumBackward1).
+* ``residuals=True`` (ops whose forward is expensive: a recurrent scan, attention with dropout) makes the
+  forward also return its VJP residuals when a gradient is recorded, and the backward applies the saved
+  pullback instead of re-running the forward inside the VJP (Note [Saved residuals] in autograd.py).
 * ``view=True`` marks an index-only op whose output aliases its input (see views.py).
 * ``variants`` chooses the generated forms: 'function' (torch.xxx), 'method' (Tensor.xxx),
   ``inplace=True`` adds Tensor.xxx_, ``out=True`` adds the out= keyword.
@@ -37,10 +40,10 @@ METHODS = {}                  # Tensor method name -> function
 class Op:
     __slots__ = ('name', 'fn', 'static_names', 'dyn_names', 'lists', 'promote', 'promote_mask', 'diff_mask',
                  'saves', 'node_name', 'view', 'jit', 'ret', 'cache', 'bwd_cache', 'nondiff_outputs',
-                 'inplace_node_name', 'signature', 'varargs', 'function', '__weakref__')
+                 'inplace_node_name', 'signature', 'varargs', 'function', 'residuals', '__weakref__')
 
     def __init__(self, name, fn, static=(), lists=(), promote=None, promote_args=None, diff=None, saves='inputs',
-                 node=None, view=False, jit=True, ret=None, nondiff_outputs=()):
+                 node=None, view=False, jit=True, ret=None, nondiff_outputs=(), residuals=False):
         self.name = name
         self.fn = fn
         sig = inspect.signature(fn)
@@ -64,6 +67,7 @@ class Op:
         self.jit = jit
         self.ret = ret
         self.nondiff_outputs = nondiff_outputs
+        self.residuals = residuals and jit
         self.cache = {}
         self.bwd_cache = {}
         self.function = None
@@ -81,12 +85,12 @@ def _camel(name):
 
 def op(name, *, static=(), lists=(), promote=None, promote_args=None, diff=None, saves='inputs', node=None,
        view=False, jit=True, ret=None, nondiff_outputs=(), function=True, method=True, inplace=False, out=None,
-       namespace='torch', aliases=(), method_aliases=(), differentiable=True):
+       namespace='torch', aliases=(), method_aliases=(), differentiable=True, residuals=False):
     """Register ``fn`` as op ``name`` and generate its public variants (see Note [Op records])."""
     def deco(fn):
         o = Op(name, fn, static=static, lists=lists, promote=promote, promote_args=promote_args,
                diff=(() if not differentiable else diff), saves=saves, node=node, view=view, jit=jit, ret=ret,
-               nondiff_outputs=nondiff_outputs)
+               nondiff_outputs=nondiff_outputs, residuals=residuals)
         key = name if namespace == 'torch' else f'{namespace}.{name}'
         assert key not in REGISTRY, f'op {key} registered twice'
         REGISTRY[key] = o

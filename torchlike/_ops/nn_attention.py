@@ -36,7 +36,8 @@ def _f(name):
 # ---- scaled_dot_product_attention ------------------------------------------------------------------
 
 @op('_scaled_dot_product_attention_math', namespace=NN, function=False, method=False,
-    static=('is_causal', 'gqa', 'mode'), diff=('query', 'key', 'value', 'attn_mask'), node='UnsafeViewBackward0')
+    static=('is_causal', 'gqa', 'mode'), diff=('query', 'key', 'value', 'attn_mask'), node='UnsafeViewBackward0',
+    residuals=True)
 def _sdpa(query, key, value, attn_mask, scale, p, seed, offset, *, is_causal, gqa, mode):
     if gqa:
         hq = query.shape[-3]

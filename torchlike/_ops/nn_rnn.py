@@ -141,7 +141,7 @@ def _rnn_node(mode, num_layers, bidirectional, batch_first, has_biases, proj, dr
 
 @op('_rnn', function=False, method=False, lists=('weights',), diff=('input', 'hx', 'cx', 'weights'),
     static=('mode', 'num_layers', 'bidirectional', 'batch_first', 'has_biases', 'proj', 'dropout_on'),
-    node=_rnn_node)
+    node=_rnn_node, residuals=True)
 def _rnn(input, hx, cx, weights, lengths, p, seed, offset, *, mode, num_layers, bidirectional, batch_first,
          has_biases, proj, dropout_on):
     """See Note [One op per recurrent network]. ``input`` is padded; ``lengths`` (B,), sorted decreasing, or

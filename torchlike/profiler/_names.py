@@ -81,14 +81,15 @@ def node_name(bop, static):
     if f is False:
         f = None
         for o in registry.REGISTRY.values():
-            if o.bwd_cache.get('op') is bop:
+            if o.bwd_cache.get('op') is bop or o.bwd_cache.get('residual_op') is bop:
                 f = o
                 break
         _FORWARD_OF[bop] = f
     if f is not None:
         n = f.node_name
         if type(n) is not str:
-            n = n(**dict(zip(f.static_names, static[0][0])))
+            key = getattr(static[0], 'key', static[0])      # (a saved-residuals entry carries the forward's key)
+            n = n(**dict(zip(f.static_names, key[0])))
         return n
     return bop.node_name.replace('BackwardBackward0', 'Backward0')
 
