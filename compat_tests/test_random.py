@@ -759,3 +759,37 @@ _TYPE_ONLY = {3, 5, 8, 14, 27, 78, 82}
 @pytest.mark.parametrize('i', range(len(ERRORS)))
 def test_errors(i):
     same_error(ERRORS[i], msg=i not in _TYPE_ONLY)
+
+
+def test_unrolled_threefry_draws_jax_random_numbers():
+    """Note [Unrolled threefry]: the key derivation and the uniform / normal draws written out in random.py give
+    jax.random's numbers bit for bit (so torchlike's stream did not change when the hash was unrolled), for every
+    float width and for ranges other than [0, 1)."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+    from torchlike._ops import random as R
+
+    def jax_key(seed, offset):         # the derivation random._key replaced, with jax.random's own functions
+        k = jax.random.key(lax.bitcast_convert_type(jnp.asarray(seed, jnp.int64), jnp.uint64))
+        off = jnp.asarray(offset, jnp.int64)
+        k = jax.random.fold_in(k, (off & 0xFFFFFFFF).astype(jnp.uint32))
+        return jax.random.fold_in(k, (off >> 32).astype(jnp.uint32))
+    data = jax.random.key_data
+    # jitted, as inside the ops (and as jax.random's own functions are: XLA may fuse a * b + c)
+    uniform = jax.jit(R.uniform_draw, static_argnums=(1, 2))
+    normal = jax.jit(R.normal_draw, static_argnums=(1, 2))
+    for seed, off in [(0, 0), (67280421310721, 5), (-3, 2 ** 33 + 7), (2 ** 62, 123456)]:
+        ref, key = jax_key(seed, off), jax.jit(R._key)(seed, off)
+        np.testing.assert_array_equal(data(key), data(ref))
+        np.testing.assert_array_equal(data(R.fold_in(key, 3)), data(jax.random.fold_in(ref, 3)))
+        for shape in [(), (1,), (7,), (3, 5), (2, 3, 4)]:
+            for dtype in [jnp.float16, jnp.bfloat16, jnp.float32, jnp.float64]:
+                for lo, hi in [(0., 1.), (-2., 3.5)]:
+                    a = jax.random.uniform(ref, shape, dtype, lo, hi)
+                    b = uniform(key, shape, dtype, lo, hi)
+                    assert (a.dtype, a.shape) == (b.dtype, b.shape)
+                    np.testing.assert_array_equal(np.asarray(a, np.float64), np.asarray(b, np.float64))
+                a, b = jax.random.normal(ref, shape, dtype), normal(key, shape, dtype)
+                assert a.dtype == b.dtype
+                np.testing.assert_array_equal(np.asarray(a, np.float64), np.asarray(b, np.float64))

@@ -236,8 +236,8 @@ public('celu_')(lambda input, alpha=1.0: celu(input, alpha, inplace=True))
 def _rrelu(input, lower, upper, seed, offset, *, training):
     floats_only('leaky_relu_cpu', input)
     if training:
-        a = jax.random.uniform(_random._key(seed, offset), input.shape, input.dtype,
-                               jnp.asarray(lower, input.dtype), jnp.asarray(upper, input.dtype))
+        a = _random.uniform_draw(_random._key(seed, offset), input.shape, input.dtype,
+                                 jnp.asarray(lower, input.dtype), jnp.asarray(upper, input.dtype))
         a = lax.stop_gradient(a)
     else:
         a = jnp.asarray((lower + upper) / 2, input.dtype)

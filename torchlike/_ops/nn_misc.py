@@ -121,7 +121,7 @@ _SELU_ALPHA_PRIME = 1.7580993408473766      # -scale * alpha of SELU: torch's al
 def _keep_mask(shape, dtype, p, seed, offset):
     """bernoulli(1 - p) of ``shape`` drawn from the (seed, offset) stream (dtype: the input's)."""
     w = jnp.float64 if dtype == jnp.float64 else jnp.float32
-    return jax.random.uniform(_random._key(seed, offset), shape, w) < 1 - jnp.asarray(p, w)
+    return _random.uniform_draw(_random._key(seed, offset), shape, w) < 1 - jnp.asarray(p, w)
 
 
 @op('_dropout_mask', namespace=NN, function=False, method=False, static=('feature',), differentiable=False)
