@@ -66,6 +66,26 @@ def test_backward_twice_through_linear_ops_is_fine():
     check(f)
 
 
+@pytest.mark.parametrize('expr', ['x * 2', '2 * x', 'x.mul(2.5)', 'x / 2', '2 / x', 'x - 1', 'x + 2', 'x.sub(1, alpha=2)'])
+def test_backward_twice_through_a_scalar_product(expr):
+    """A product or quotient with a Python scalar saves the scalar (MulBackward0 / DivBackward0), so a second
+    backward raises as in torch; a sum with one saves nothing and may run twice. In-place changes of x after the
+    forward do not invalidate the graph (x itself is not saved)."""
+    def f(T):
+        x = T.ones(2, requires_grad=True)
+        y = eval(expr).sum()
+        with T.no_grad():
+            x.add_(1)
+        y.backward()
+        g = x.grad.clone()
+        try:
+            y.backward()
+        except RuntimeError as e:
+            return g, 'raises', str(e)[:60]
+        return g, x.grad
+    check(f)
+
+
 def test_nonscalar_backward_needs_gradient():
     def f(T):
         x = T.ones(2, requires_grad=True)

@@ -64,7 +64,7 @@ def rsub(input, other, *, alpha=1):
 
 @pw('mul', promote='same', inplace=True, aliases=('multiply',), tensors=(), bc=True,
     select=lambda i, o: None if isinstance(i, Tensor) and isinstance(o, Tensor) else 's',
-    variants={'s': ('MulBackward0', ())})
+    variants={'s': ('MulBackward0', {'input': ('other',), 'other': ('input',)})})   # saves the scalar operand
 def mul(input, other):
     return input * other
 
@@ -126,7 +126,7 @@ def _div_select(input, other, rounding_mode=None):
 
 @pw('div', promote='float', static=('rounding_mode',), inplace=True, aliases=('divide',), tensors=(),
     check=_div_check, bc=True, select=_div_select,
-    variants={'mode': _div_mode, 'rs': ('MulBackward0', ()), 's': ('DivBackward0', ())})
+    variants={'mode': _div_mode, 'rs': ('MulBackward0', ('input',)), 's': ('DivBackward0', ('other',))})
 def div(input, other, *, rounding_mode=None):
     return input / other
 
