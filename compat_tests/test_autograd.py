@@ -66,7 +66,8 @@ def test_backward_twice_through_linear_ops_is_fine():
     check(f)
 
 
-@pytest.mark.parametrize('expr', ['x * 2', '2 * x', 'x.mul(2.5)', 'x / 2', '2 / x', 'x - 1', 'x + 2', 'x.sub(1, alpha=2)'])
+@pytest.mark.parametrize('expr', ['x * 2', '2 * x', 'x.mul(2.5)', 'x / 2', '2 / x', 'x - 1', 'x + 2',
+                                  'x.sub(1, alpha=2)'])
 def test_backward_twice_through_a_scalar_product(expr):
     """A product or quotient with a Python scalar saves the scalar (MulBackward0 / DivBackward0), so a second
     backward raises as in torch; a sum with one saves nothing and may run twice. In-place changes of x after the

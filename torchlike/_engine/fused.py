@@ -4,7 +4,8 @@ Note [Fused backward]
 The node-by-node engine (autograd.run_backward) pays one dispatch per node plus Python
 bookkeeping; for small tensors that overhead, not the arithmetic, is the cost of a training
 step. A training loop builds the same graph every iteration, so once a graph *structure* has
-been seen ``HOT`` times, its entire backward (every node's VJP, the gradient sums at fan-in,
+been seen ``HOT`` times, its entire backward (every node's VJP -- or the saved pullback of a node whose op
+saved its residuals, Note [Saved residuals] --, the gradient sums at fan-in,
 the zero cotangents of unused outputs, and the accumulation into each leaf's ``.grad``) is traced
 into one jitted program, cached by that structure; jax.jit specialises it on shapes/dtypes. The
 structure key is what the trace depends on beyond its argument avals: per node the op, its
@@ -100,7 +101,8 @@ def try_run(roots, retain_graph):
             nxt, nr = nf[s]
             edges.append(None if nxt is None else (where[nxt], nr))
         nkey.append((n._fk, tuple(edges)))
-        flat.extend(n.arrays if n.res is None else n.res)    # (a node recorded in lazy mode may hold synced LazyArrays: unwrapped below)
+        # (a node recorded in lazy mode may hold synced LazyArrays: unwrapped below)
+        flat.extend(n.arrays if n.res is None else n.res)
     skey = []
     for s in sinks:
         v = s.variable

@@ -7,7 +7,8 @@ scaled_dot_product_attention follows ATen's math kernel (``_scaled_dot_product_a
 mask (or ``is_causal``'s top-left aligned lower triangle) becomes an additive 0/-inf bias, a float mask is
 added, key/value heads are repeated (repeat_interleave) under ``enable_gqa``, and the softmax is torch's
 ``_safe_softmax``: a row whose every logit is -inf gives zeros (and zero gradients), not NaN. Dropout
-draws its mask inside the program from the default generator, as F.dropout does. Shape, dtype and
+draws its mask inside the program from the default generator, as F.dropout does; the op saves its VJP
+residuals (Note [Saved residuals]), so the backward reuses the mask and the attention weights. Shape, dtype and
 argument errors are checked in Python first, with torch's exception types.
 """
 import math

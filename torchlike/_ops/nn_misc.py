@@ -131,8 +131,7 @@ def _dropout_mask(input, p, seed, offset, *, feature):
 
 
 # The mask is an input of the op, not drawn inside it: the backward (the op's VJP) then multiplies by the saved
-# mask instead of drawing it again (on XLA:CPU a draw is a rolled threefry loop that nothing fuses or dedups:
-# the GPT workload's lazy step program went from 78 such loops to 51).
+# mask instead of drawing it again (a draw hashes every element: Note [Unrolled threefry] in random.py).
 @op('_dropout', namespace=NN, function=False, method=False, static=('feature', 'mode'), diff=('input',), saves=(),
     node=lambda feature, mode: 'AddBackward0' if mode == 'alpha' else 'MulBackward0')
 def _dropout(input, keep, p, *, feature, mode):
