@@ -27,7 +27,10 @@ warm-up to the end of the run (lazy: torch.debug.metrics()['compiles']; compile:
 jitted step's cache), "syncs/step" the lazy engine's syncs per timed step; "RSS MB" is each process's peak
 (ru_maxrss). Real torch runs with OMP_WAIT_POLICY=PASSIVE: on a loaded shared machine its OpenMP threads otherwise
 spin against other processes and its step times jump erratically (measured on the MLP: 12-20 ms passive, 90-480 ms
-spinning); --torch-spin keeps torch's default.
+spinning); --torch-spin keeps torch's default. Every variant runs with the glibc allocator settings that
+`python -m torchlike` gives itself (Note [Allocator settings] in torchlike/_allocator.py: freed buffers are reused
+instead of faulted in anew each step; hand-written JAX and torch gain from them too, so all five get them);
+--default-malloc runs all five with glibc's defaults.
 
 Targets (issue 5): lazy >= 0.9x jax on all four; lazy >= 1.0x torch on the MLP; eager within 3x of torch on the
 MLP (eager/torch >= 0.33); zero recompiles after warm-up.
@@ -40,6 +43,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from torchlike import _allocator
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -61,11 +66,20 @@ def command(workload, variant):
             'jax': [py, os.path.join(WL, f'jax_{workload}.py')]}[variant]
 
 
+DEFAULT_MALLOC = False       # --default-malloc
+
+
 def environment(variant, torch_spin):
     env = dict(os.environ)
     env.pop('TORCHLIKE_MODE', None)           # the variant alone picks the mode
     if variant == 'torch' and not torch_spin:
         env['OMP_WAIT_POLICY'] = 'PASSIVE'
+    if DEFAULT_MALLOC:
+        env['TORCHLIKE_MALLOC'] = '0'
+        for k in _allocator.SETTINGS:
+            env.pop(k, None)
+    else:
+        env.update(_allocator.SETTINGS)
     env['PYTHONPATH'] = ROOT + os.pathsep + env.get('PYTHONPATH', '')
     return env
 
@@ -206,8 +220,12 @@ def main():
     ap.add_argument('--rounds', type=int, default=5, help='timed chunks per variant, interleaved')
     ap.add_argument('--warmup', type=int, default=10, help='steps before timing (the first included)')
     ap.add_argument('--torch-spin', action='store_true', help="keep torch's default OMP_WAIT_POLICY")
+    ap.add_argument('--default-malloc', action='store_true',
+                    help="glibc's default allocator settings for every variant (see Note [Allocator settings])")
     ap.add_argument('--json', default=None, help='write every raw record here')
     args = ap.parse_args()
+    global DEFAULT_MALLOC
+    DEFAULT_MALLOC = args.default_malloc
     if args.quick:
         args.rounds, args.warmup = 2, 3
         args.steps = args.steps or 3
@@ -229,6 +247,7 @@ def main():
     print(f'# scripts/bench.py: {args.rounds} interleaved rounds per variant, median steps/s; spread = '
           f'(max - min) / median of the per-round step times; recomp = programs compiled after warm-up; '
           f'torch with OMP_WAIT_POLICY={"default" if args.torch_spin else "PASSIVE"}; '
+          f'{"glibc default" if args.default_malloc else "reusing"} allocator; '
           f'{os.cpu_count()} CPUs; total {time.perf_counter() - t0:.0f} s')
     print(table(results, variants))
     if args.json:

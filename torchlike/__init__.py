@@ -4,7 +4,9 @@
 PyTorch's behaviour with the work running as XLA programs. The architecture is described in the
 Notes of torchlike/_engine (Op records, Backward rules, Views) and in README.md.
 """
-from . import _dtype
+from . import _allocator
+_allocator.reexec_with_settings()    # python -m torchlike only, before jax loads (Note [Allocator settings])
+from . import _dtype  # noqa: E402
 from ._dtype import (dtype, bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
                      complex64, complex128, uint16, uint32, uint64, finfo, iinfo, promote_types, can_cast,
                      get_default_dtype, set_default_dtype)
