@@ -7,8 +7,9 @@ fresh mmaps and gives freed memory at the top of its heap back to the OS, so eve
 in and zeroes its buffers anew: the bidirectional-LSTM step of scripts/bench.py took ~28,000 minor page
 faults (~110 MB) per step, 15-20% of its time, and a step split in two programs faulted less and ran
 faster than the whole-step program for that reason alone. With the mmap threshold and the trim threshold
-at 4 GiB, freed buffers stay in the heap and the next step reuses them: 0 faults per step after warm-up,
-the LSTM step ~17% and the GPT step ~40% faster (hand-written JAX gains as much under the same settings).
+at 4 GiB, freed buffers stay in the heap and the next step reuses them: 0 faults per step after warm-up and
+the LSTM step 182 -> 152 ms; in two bench runs an hour apart the GPT went 13.5 -> 20.3 steps/s (hand-written
+JAX 13.5 -> 18.3 with the same settings, which is why scripts/bench.py gives them to every variant).
 This is what PyTorch's CPU launcher does with LD_PRELOAD'ed jemalloc/tcmalloc
 (``python -m torch.backends.xeon.run_cpu``); the price is the allocator's usual one: the process keeps
 its peak heap instead of returning it to the OS.
