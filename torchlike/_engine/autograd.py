@@ -25,7 +25,7 @@ class Node:
     """An autograd graph node (``tensor.grad_fn``)."""
     __slots__ = ('op', 'key', 'tensors', 'arrays', 'versions', 'diff_idx', 'out_idx', 'out_meta',
                  'next_functions', '_seq', '_released', '_pre_hooks', '_hooks', '_tensor_pre_hooks',
-                 '_retain_hooks', 'out_vcs', '_name', '_slots', '_fk', 'res', '_rk', '__weakref__', '__dict__')
+                 '_retain_hooks', 'out_vcs', '_name', '_slots', '_fk', 'res', '__weakref__', '__dict__')
 
     @property
     def metadata(self):
@@ -259,7 +259,6 @@ def record(op, key, leaves, arrays, outs, residuals=None):
     node._slots = tuple(didx)
     if residuals is not None:
         e, node.res = residuals
-        node._rk = e
         assert e.diff_idx == node.diff_idx and e.out_idx == node.out_idx, (op, e.diff_idx, e.out_idx)
         node._fk = (residual_backward_op(op), e, node.diff_idx, node.out_idx, len(node.res), tuple(meta))
     elif op.jit:     # this node's part of a fused backward's structure key (see fused.py)
@@ -289,7 +288,8 @@ def _node_apply(node, grads, create_graph):
         bop, key = backward_op(node.op), node.key
         dyn = [t if isinstance(t, T) else a for t, a in zip(node.tensors, node.arrays)]
     else:
-        bop, key = (backward_op(node.op), node.key) if node.res is None else (residual_backward_op(node.op), node._rk)
+        # (a node that saved residuals runs (residual_backward_op, its _Residuals entry): the head of its _fk)
+        bop, key = (backward_op(node.op), node.key) if node.res is None else node._fk[:2]
         dyn = list(node.arrays if node.res is None else node.res)
         cots = [c._raw() if isinstance(c, T) else c for c in cots]
     res = dispatch.apply(bop, tuple(dyn) + tuple(cots), (key, node.diff_idx, node.out_idx))
@@ -349,8 +349,7 @@ def backward_op(fwd_op):
 def backward_body(bop_or_fwd):
     """The backward body of a fused-key entry's op (fused.py): a residual backward op's own body, or the VJP
     of a forward op."""
-    b = bop_or_fwd.bwd_cache.get('residual_body')
-    return b if b is not None else _vjp_body(bop_or_fwd)
+    return _residual_body if bop_or_fwd.fn is _residual_body else _vjp_body(bop_or_fwd)
 
 
 def _varargs(body):
@@ -436,7 +435,6 @@ def residual_backward_op(fwd_op):
     if b is None:
         b = Op(fwd_op.name + '_backward', _residual_body, static=('key', 'diff_idx', 'out_idx'), saves=(),
                node=backward_op(fwd_op).node_name)
-        b.bwd_cache['residual_body'] = _residual_body
         fwd_op.bwd_cache['residual_op'] = b
     return b
 
