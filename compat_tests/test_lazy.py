@@ -432,9 +432,9 @@ def test_recompile_guard_warns_once_and_falls_back(lazy_mode, monkeypatch):
 
 
 def test_dropout_step_hashes_its_key_once(lazy_mode, monkeypatch):
-    """A dropout mask's key (three hashes of the scalar seed, offset and nothing else) is derived once, not inside
-    the per-element hash loop that XLA fuses into each of the mask's consumers (it was: every element of the
-    forward's and the backward's fusions hashed the key again; ~10% of the benchmark LSTM step). The backward uses
+    """A dropout mask's key (two hashes of the scalar seed and offset) is derived once, not inside the
+    per-element hash loop that XLA fuses into each of the mask's consumers (it was: every element of the forward's
+    and the backward's fusions hashed the key again; ~12% of the benchmark LSTM step's program). The backward uses
     the forward's mask."""
     import re
     x0 = np.linspace(-1, 1, 64 * 96, dtype=np.float32).reshape(64, 96)
