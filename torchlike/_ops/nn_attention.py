@@ -19,8 +19,9 @@ from .._engine.jaxrt import jax, jnp
 from .._engine.registry import PUBLIC, op, public
 from .._tensor import Tensor
 from .nn_activation import NN, call, need_tensor, next_key
-from .nn_misc import _dropout as _dropout_op, _keep_mask
+from .nn_misc import _dropout as _dropout_op
 from .pointwise import _variant
+from . import random as _random
 
 _NEG_INF = float('-inf')
 
@@ -60,7 +61,7 @@ def _sdpa(query, key, value, attn_mask, scale, p, seed, offset, *, is_causal, gq
     a = jax.nn.softmax(jnp.where(dead, jnp.zeros((), w.dtype), w), axis=-1)
     a = jnp.where(dead, jnp.zeros((), a.dtype), a).astype(dt)
     if mode is not None:
-        keep = None if mode == 'zero' else _keep_mask(a.shape, a.dtype, p, seed, offset)
+        keep = None if mode == 'zero' else _random.keep_mask(_random._key(seed, offset), a.shape, p, a.dtype)
         a = _dropout_op.fn(a, keep, p, feature=False, mode=mode)
     return jnp.matmul(a, value)
 

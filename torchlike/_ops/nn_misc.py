@@ -118,16 +118,10 @@ public('bilinear')(bilinear)
 _SELU_ALPHA_PRIME = 1.7580993408473766      # -scale * alpha of SELU: torch's alpha-dropout constant
 
 
-def _keep_mask(shape, dtype, p, seed, offset):
-    """bernoulli(1 - p) of ``shape`` drawn from the (seed, offset) stream (dtype: the input's)."""
-    w = jnp.float64 if dtype == jnp.float64 else jnp.float32
-    return _random.uniform_draw(_random._key(seed, offset), shape, w) < 1 - jnp.asarray(p, w)
-
-
 @op('_dropout_mask', namespace=NN, function=False, method=False, static=('feature',), differentiable=False)
 def _dropout_mask(input, p, seed, offset, *, feature):
     shape = input.shape[:2] + (1,) * (input.ndim - 2) if feature else input.shape
-    return _keep_mask(shape, input.dtype, p, seed, offset)
+    return _random.keep_mask(_random._key(seed, offset), shape, p, input.dtype)
 
 
 # The mask is an input of the op, not drawn inside it: the backward (the op's VJP) then multiplies by the saved

@@ -170,9 +170,8 @@ def _rnn(input, hx, cx, weights, lengths, p, seed, offset, *, mode, num_layers, 
         hs.append(hn)
         cs.append(cn)
         if dropout_on and layer < num_layers - 1:
-            k = _random.fold_in(_random._key(seed, offset), layer)
+            keep = _random.keep_mask(_random.fold_in(_random._key(seed, offset), layer), x.shape, p, x.dtype)
             w = jnp.float64 if x.dtype == jnp.float64 else jnp.float32
-            keep = _random.uniform_draw(k, x.shape, w) < 1 - jnp.asarray(p, w)
             scale = jnp.where(p < 1, 1 / (1 - jnp.asarray(p, w)), 0).astype(x.dtype)   # p == 1 zeroes
             x = x * (keep.astype(x.dtype) * scale)
     out = jnp.swapaxes(x, 0, 1) if batch_first else x

@@ -331,6 +331,13 @@ def uniform_draw(key, shape=(), dtype=jnp.float32, minval=0., maxval=1.):
     return lax.max(minval, floats * (maxval - minval) + minval)
 
 
+def keep_mask(key, shape, p, dtype):
+    """Dropout's mask: bernoulli(1 - p) of ``shape`` for an input of ``dtype`` (uniforms in float64 for a float64
+    input, float32 otherwise)."""
+    w = jnp.float64 if dtype == jnp.float64 else jnp.float32
+    return uniform_draw(key, shape, w) < 1 - jnp.asarray(p, w)
+
+
 def normal_draw(key, shape=(), dtype=jnp.float32):
     """jax.random.normal for a real dtype, the same numbers."""
     dtype = jnp.dtype(dtype)
