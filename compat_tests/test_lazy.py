@@ -274,6 +274,55 @@ def _compiled_step_hlo(monkeypatch, run):
     return progs[-1].lower(*avals[-1]).compile().as_text()
 
 
+
+def test_step_program_leaves_convolutions_to_xla(lazy_mode, monkeypatch):
+    """On the CPU a lazy step program is compiled with convolutions left to XLA's own kernels rather than
+    YNNPACK's (Note [CPU compile options]: YNNPACK ran the reference CNN's first weight gradient at ~6 GFLOP/s);
+    the forward and gradients still equal torch's."""
+    import re
+    import jax
+    from torchlike._engine import jaxrt
+    rng = np.random.default_rng(0)
+    x0 = rng.standard_normal((64, 3, 32, 32)).astype(np.float32)     # (YNNPACK takes the weight gradient from batch 64)
+    w0 = (rng.standard_normal((6, 3, 5, 5)) * 0.2).astype(np.float32)
+    res = {}
+    for lib in (torch, torchlike):
+        x, w = lib.tensor(x0, requires_grad=True), lib.tensor(w0, requires_grad=True)
+
+        def run():
+            y = lib.nn.functional.conv2d(x, w)
+            (y.relu() ** 2).sum().backward()
+            res[lib] = (y, x.grad, w.grad)
+            if lib is torchlike:
+                torchlike.sync()
+        if lib is torch:
+            run()
+        else:
+            hlo = _compiled_step_hlo(monkeypatch, run)
+    for a, b in zip(res[torchlike], res[torch]):
+        assert_same(a, b, atol=1e-4, rtol=1e-4)
+    assert jax.default_backend() != 'cpu' or jaxrt.compiler_options(), 'the CPU compile options were refused'
+    comps = {m.group(1): m.group(2) for m in re.finditer(r'^%([\w.\-]+) [^\n]*\{\n(.*?)\n\}', hlo, re.S | re.M)}
+    ynn = [comps[c] for c in re.findall(r' fusion\([^\n]*?calls=%([\w.\-]+)[^\n]*__ynn_fusion', hlo)]
+    assert hlo.count(' convolution(') >= 3          # forward, input gradient, weight gradient
+    assert not any(' convolution(' in c for c in ynn), 'a convolution went to YNNPACK'
+
+
+def test_cpu_compile_options_fall_back_to_xla_defaults(lazy_mode, monkeypatch):
+    """Compiler options this XLA does not know (another jaxlib), or TORCHLIKE_XLA_CPU_OPTIONS=0, leave the
+    step programs with XLA's defaults instead of failing every compile."""
+    from torchlike._engine import jaxrt
+    real = dict(jaxrt._CPU_OPTIONS)
+    monkeypatch.setattr(jaxrt, '_CPU_OPTIONS', {'xla_cpu_no_such_option': 'x'})
+    monkeypatch.setattr(jaxrt, '_options', [])
+    assert jaxrt.compiler_options() == {}
+    t = torchlike.arange(6.0).reshape(2, 3) * 2
+    assert t.sum().item() == 30.0
+    monkeypatch.setattr(jaxrt, '_CPU_OPTIONS', real)
+    monkeypatch.setattr(jaxrt, '_options', [])
+    monkeypatch.setenv('TORCHLIKE_XLA_CPU_OPTIONS', '0')
+    assert jaxrt.compiler_options() == {}
+
 @pytest.mark.parametrize('bidirectional', [False, True])
 def test_recurrent_backward_reuses_the_forward_scans(lazy_mode, monkeypatch, bidirectional):
     """An LSTM's backward applies the VJP residuals its forward saved (Note [Saved residuals]): a forward +

@@ -16,7 +16,10 @@ Variants:
   eager    torchlike eager                python -m torchlike --mode eager W.py
   lazy     torchlike lazy, the default python -m torchlike --mode lazy W.py
   compile  torchlike + torch.compile      python -m torchlike W.py --compile   (the script wraps its model)
-  jax      hand-written JAX, jitted and donated, optimizers written in jax.numpy (jax_W.py)
+  jax      hand-written JAX, jitted and donated, optimizers written in jax.numpy (jax_W.py), XLA's defaults
+  jax-opt  the same JAX with the compiler options of lazy mode's step programs, given as XLA_FLAGS (Note [CPU
+           compile options] in torchlike/_engine/jaxrt.py: convolutions left to XLA's own kernels), so that
+           lazy/jax-opt compares like with like where lazy/jax includes what the options give
 
 How it measures. Per workload, one process per variant is started (one at a time, so that compiles do not compete),
 runs its first step (timed alone: "first-step s", compiles included) and warm-up steps, then waits. Then --rounds
@@ -50,7 +53,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 WL = os.path.join(HERE, 'bench_workloads')
 WORKLOADS = ('mlp', 'cnn', 'lstm', 'gpt')
-VARIANTS = ('torch', 'eager', 'lazy', 'compile', 'jax')
+VARIANTS = ('torch', 'eager', 'lazy', 'compile', 'jax', 'jax-opt')
 # Steps per chunk in the full run, chosen so that the whole run fits in 10 minutes on 2 cores: the LSTM's steps
 # are ~0.3-0.8 s under every variant, so it gets fewer (its 5 x 10 = 50 timed steps still count its recompiles).
 STEPS = {'mlp': 40, 'cnn': 40, 'lstm': 10, 'gpt': 30}
@@ -63,7 +66,15 @@ def command(workload, variant):
             'eager': [py, '-m', 'torchlike', '--mode', 'eager', script],
             'lazy': [py, '-m', 'torchlike', '--mode', 'lazy', script],
             'compile': [py, '-m', 'torchlike', script, '--compile'],
-            'jax': [py, os.path.join(WL, f'jax_{workload}.py')]}[variant]
+            'jax': [py, os.path.join(WL, f'jax_{workload}.py')],
+            'jax-opt': [py, os.path.join(WL, f'jax_{workload}.py')]}[variant]
+
+
+def xla_flags():
+    """Lazy mode's compiler options as XLA_FLAGS for the jax-opt variant (they are lists of enum names there,
+    written in lower case without the type's prefix)."""
+    from torchlike._engine import jaxrt
+    return ' '.join(f"--{k}={v.lower().replace('library_fusion_type_', '')}" for k, v in jaxrt.compiler_options().items())
 
 
 DEFAULT_MALLOC = False       # --default-malloc
@@ -80,6 +91,8 @@ def environment(variant, torch_spin):
             env.pop(k, None)
     else:
         env.update(_allocator.SETTINGS)
+    if variant == 'jax-opt':
+        env['XLA_FLAGS'] = (env.get('XLA_FLAGS', '') + ' ' + xla_flags()).strip()
     env['PYTHONPATH'] = ROOT + os.pathsep + env.get('PYTHONPATH', '')
     return env
 
@@ -200,7 +213,7 @@ def table(results, variants):
         ratios = []
         for a, b, target in (('lazy', 'jax', 0.9), ('lazy', 'torch', 1.0 if wname == 'mlp' else None),
                              ('eager', 'torch', 1 / 3 if wname == 'mlp' else None), ('compile', 'jax', None),
-                             ('jax', 'torch', None)):
+                             ('jax', 'torch', None), ('lazy', 'jax-opt', None), ('jax-opt', 'jax', None)):
             if s.get(a) and s.get(b):
                 r = s[a]['steps_per_s'] / s[b]['steps_per_s']
                 mark = '' if target is None else (' ok' if r >= target else f' MISS (target {target:.2f})')

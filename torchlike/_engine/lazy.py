@@ -48,7 +48,7 @@ import time
 import warnings
 import weakref
 
-from .jaxrt import jax
+from .jaxrt import jax, jit
 from .state import state, set_default_mode
 
 _lock = threading.RLock()
@@ -314,7 +314,7 @@ def sync():
         elif prog is None:
             if len(_programs) >= _MAX_PROGRAMS:         # oldest first: a long run's early graphs rarely return
                 del _programs[next(iter(_programs))]
-            prog = _programs[key] = jax.jit(_replay([n.fn for n in order], structure, outs), donate_argnums=donate)
+            prog = _programs[key] = jit(_replay([n.fn for n in order], structure, outs), donate_argnums=donate)
             _metrics['compiles'] += 1
             res = prog(*inputs)
             _metrics['compile_time_s'] += (time.perf_counter_ns() - t0) / 1e9
