@@ -253,3 +253,24 @@ def test_fullgraph_with_index_range_checks():
         res[lib] = (loss, emb.weight.grad)
     assert_same(res[torchlike][0], res[torch][0], atol=1e-5)
     assert_same(res[torchlike][1], res[torch][1], atol=1e-5)
+
+
+def test_fullgraph_with_device_moves_and_views_of_views():
+    """nanoGPT's attention compiles as one graph: ``arange(..., device=x.device)`` (``to`` asked a tracer for its
+    devices) and ``view`` of a split's piece (the view-geometry probe read a traced array) broke the graph."""
+    rng = np.random.default_rng(0)
+    x0 = rng.standard_normal((2, 5, 12)).astype(np.float32)
+    res = {}
+    for lib in (torch, torchlike):
+        def f(x):
+            q, k, v = x.split(4, dim=2)
+            q = q.view(2, 5, 2, 2).transpose(1, 2)
+            k = k.view(2, 5, 2, 2).transpose(1, 2)
+            pos = lib.arange(0, 5, dtype=lib.long, device=x.device)
+            return (q @ k.transpose(-2, -1)).sum(-1) + pos + v.sum()
+        x = lib.tensor(x0, requires_grad=True)
+        out = lib.compile(f, fullgraph=True, backend='aot_eager' if lib is torch else 'inductor')(x)
+        out.sum().backward()
+        res[lib] = (out, x.grad)
+    assert_same(res[torchlike][0], res[torch][0], atol=1e-5)
+    assert_same(res[torchlike][1], res[torch][1], atol=1e-5)

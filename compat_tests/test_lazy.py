@@ -127,10 +127,57 @@ def test_compiled_module_is_one_node_of_the_step(lazy_mode):
     before = debug.metrics()
     compiled(x)
     one = _delta(before)['recorded_ops']
+    assert _delta(before)['syncs'] == 0, _delta(before)        # (the call is recorded, not run)
     before = debug.metrics()
     model(x)
     assert one == 1 < _delta(before)['recorded_ops'], (one, _delta(before))
 
+
+
+def test_custom_function_outputs_stay_pending(lazy_mode):
+    """An autograd.Function call records in lazy mode without a sync: Function.apply read its outputs' values to
+    learn their shapes and dtypes, which ran the graph so far once per call (and twice per training step around a
+    torch.compile'd module, whose node is such a Function)."""
+    res = {}
+    for lib in (torch, torchlike):
+        class Cube(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x ** 3
+
+            @staticmethod
+            def backward(ctx, g):
+                x, = ctx.saved_tensors
+                return g * 3 * x ** 2
+        x = lib.linspace(-1, 1, 12).reshape(3, 4).requires_grad_()
+        before = debug.metrics()
+        y = Cube.apply(x * 2)
+        z = y.sin().sum()
+        if lib is torchlike:
+            assert _delta(before)['syncs'] == 0, _delta(before)
+        z.backward()
+        res[lib] = (y, x.grad)
+    assert_same(res[torchlike][0], res[torch][0], atol=1e-6)
+    assert_same(res[torchlike][1], res[torch][1], atol=1e-5)
+
+
+def test_out_argument_stays_pending(lazy_mode):
+    """``out=`` writes the op's pending result into the tensor (it ran the graph so far, one sync per call), into
+    a whole tensor and into a view, resizing an empty one, as torch."""
+    res = {}
+    for lib in (torch, torchlike):
+        a = lib.arange(12.0).reshape(3, 4)
+        full, empty, base = lib.zeros(3, 4), lib.empty(0), lib.zeros(3, 4)
+        before = debug.metrics()
+        lib.add(a, 1, out=full)
+        lib.mul(a, a, out=empty)
+        lib.sub(a[1], 5, out=base[2])
+        if lib is torchlike:
+            assert _delta(before)['syncs'] == 0, _delta(before)
+        res[lib] = (full, empty, base)
+    for x, y in zip(res[torchlike], res[torch]):
+        assert_same(x, y)
 
 def test_last_batch_of_another_size_costs_one_compile(lazy_mode):
     torchlike.manual_seed(0)

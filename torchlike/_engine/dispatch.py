@@ -299,7 +299,7 @@ def _write_out(op, outs, out, single):
             if not D.can_cast(r.dtype, t.dtype):
                 raise RuntimeError(f"result type {_tname(r.dtype)} can't be cast to the desired output type {_tname(t.dtype)}")
             r = cast(r, t.dtype)
-        t._set_value_inplace(r._value(), resize=True)
+        t._set_value_inplace(r._raw(), resize=True)      # (pending in lazy mode: no sync per out= call)
     if single:
         return out
     if op.ret is not None:

@@ -68,7 +68,9 @@ def to(self, *args, **kwargs):
     t = self
     if device is not None:
         jd = jax_device(device)
-        cur = next(iter(self._raw().devices()))
+        v = self._raw()
+        # a tracer (inside a torch.compile trace) has no devices(); Tensor.device answers for it
+        cur = jax_device(self.device) if isinstance(v, jax.core.Tracer) else next(iter(v.devices()))
         if jd != cur:
             t = dispatch.apply(_to_device, (t,), (device,))
     if dtype is not None and dtype is not t.dtype:

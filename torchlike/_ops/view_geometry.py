@@ -91,7 +91,8 @@ def _probe(root_shape, root_dtype, chain, points):
         p, dt = views.byte_offsets(root_shape, root_dtype, chain)
         out['itemsize'] = dt.itemsize
         return p[tuple(pts.T)] if pts.shape[1] else p.reshape(1)
-    b = np.asarray(jax.jit(f)())
+    with jax.ensure_compile_time_eval():      # (a constant: computed now also inside a torch.compile trace)
+        b = np.asarray(jax.jit(f)())
     return [int(q) // out['itemsize'] for q in b]
 
 

@@ -186,7 +186,7 @@ class Function(metaclass=_FunctionMeta):
                 continue
             if id(o) in inputs and id(o) not in dirty:
                 o = o.view_as(o) if hasattr(o, 'view_as') else dispatch.wrap(o._value())  # torch returns a view
-            v = o._value()
+            v = o._raw()         # shape and dtype only: a pending (lazy) output stays pending
             diff = record and id(o) not in non_diff and inexact(v.dtype)
             info.append((v.shape, v.dtype, diff))
             if diff:
