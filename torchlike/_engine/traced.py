@@ -339,17 +339,22 @@ def _load_function_class():
             fns = prog.__dict__.setdefault('_grad_fns', {}).get(key)
             if fns is None:
                 fns = prog._grad_fns[key] = _make_grad_fns(prog, n_ext, diff_pos)
+            # the VJP's residuals are saved tensors of the node, freed after the backward as torch's AOTAutograd
+            # frees its own (held by the node instead, a lazy step's sync made them outputs of its program while
+            # the loss lived: copies of parameters and activations, ~10% of the MLP's step)
             if state.mode == 'lazy':
                 ffwd, fbwd, box, tok = fns[2]
                 res = lazy.record(ffwd, ('compiled_fwd', tok), (*[t._raw() for t in tensors], int(offset)))
                 n_out, n_state = box['n']
                 outs, new_state = list(res[:n_out]), list(res[n_out:n_out + n_state])
                 residuals = res[n_out + n_state:]
-                ctx._bwd = lambda _, cts: lazy.record(fbwd, ('compiled_bwd', tok), (*residuals, *cts))
-                ctx._vjp = None         # (the residuals travel in the lazy graph)
+                ctx._bwd = lambda saved, cts: lazy.record(fbwd, ('compiled_bwd', tok), (*saved, *cts))
+                ctx._tree = None        # (the residuals travel in the lazy graph, flat)
             else:
-                outs, new_state, ctx._vjp = fns[0]([t._value() for t in tensors], offset)
+                outs, new_state, vjp = fns[0]([t._value() for t in tensors], offset)
+                residuals, ctx._tree = jax.tree_util.tree_flatten(vjp)
                 ctx._bwd = fns[1]
+            ctx.save_for_backward(*[dispatch.wrap(r) for r in residuals])
             ctx._diff_pos = diff_pos
             ctx._n = len(tensors)
             outs = [dispatch.wrap(o) for o in outs]
@@ -360,8 +365,11 @@ def _load_function_class():
 
         @staticmethod
         def backward(ctx, *grads):
-            cts = [grads[i]._raw() if ctx._vjp is None else grads[i]._value() for i in ctx._diff_out]
-            gs = ctx._bwd(ctx._vjp, cts)
+            saved = [t._raw() for t in ctx.saved_tensors]
+            if ctx._tree is None:
+                gs = ctx._bwd(saved, [grads[i]._raw() for i in ctx._diff_out])
+            else:
+                gs = ctx._bwd(jax.tree_util.tree_unflatten(ctx._tree, saved), [grads[i]._value() for i in ctx._diff_out])
             res = [None] * ctx._n
             for p, g in zip(ctx._diff_pos, gs):
                 res[p] = dispatch.wrap(g)
