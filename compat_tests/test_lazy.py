@@ -321,18 +321,37 @@ def _compiled_step_hlo(monkeypatch, run):
     return progs[-1].lower(*avals[-1]).compile().as_text()
 
 
+def _fusion_bodies(hlo, kind=''):
+    """The bodies of an optimized HLO module's fusions (those whose line mentions ``kind``, e.g. '__ynn_fusion')."""
+    import re
+    comps = {m.group(1): m.group(2) for m in re.finditer(r'^%([\w.\-]+) [^\n]*\{\n(.*?)\n\}', hlo, re.S | re.M)}
+    return [comps[c] for c in re.findall(r' fusion\([^\n]*?calls=%([\w.\-]+)[^\n]*' + re.escape(kind), hlo) if c in comps]
+
+
+def _step_hlo_for(lib, monkeypatch, run):
+    """``run()`` under torch (None); under torchlike ``run()`` and a sync, and the optimized HLO of the program
+    that compiled."""
+    if lib is torch:
+        run()
+        return None
+
+    def run_and_sync():
+        run()
+        torchlike.sync()
+    return _compiled_step_hlo(monkeypatch, run_and_sync)
+
+
 
 def test_step_program_leaves_convolutions_to_xla(lazy_mode, monkeypatch):
     """On the CPU a lazy step program is compiled with convolutions left to XLA's own kernels rather than
     YNNPACK's (Note [CPU compile options]: YNNPACK ran the reference CNN's first weight gradient at ~6 GFLOP/s);
     the forward and gradients still equal torch's."""
-    import re
     import jax
     from torchlike._engine import jaxrt
     rng = np.random.default_rng(0)
     x0 = rng.standard_normal((64, 3, 32, 32)).astype(np.float32)     # (YNNPACK takes the weight gradient from batch 64)
     w0 = (rng.standard_normal((6, 3, 5, 5)) * 0.2).astype(np.float32)
-    res = {}
+    res, hlo = {}, None
     for lib in (torch, torchlike):
         x, w = lib.tensor(x0, requires_grad=True), lib.tensor(w0, requires_grad=True)
 
@@ -340,19 +359,12 @@ def test_step_program_leaves_convolutions_to_xla(lazy_mode, monkeypatch):
             y = lib.nn.functional.conv2d(x, w)
             (y.relu() ** 2).sum().backward()
             res[lib] = (y, x.grad, w.grad)
-            if lib is torchlike:
-                torchlike.sync()
-        if lib is torch:
-            run()
-        else:
-            hlo = _compiled_step_hlo(monkeypatch, run)
+        hlo = _step_hlo_for(lib, monkeypatch, run) or hlo
     for a, b in zip(res[torchlike], res[torch]):
         assert_same(a, b, atol=1e-4, rtol=1e-4)
     assert jax.default_backend() != 'cpu' or jaxrt.compiler_options(), 'the CPU compile options were refused'
-    comps = {m.group(1): m.group(2) for m in re.finditer(r'^%([\w.\-]+) [^\n]*\{\n(.*?)\n\}', hlo, re.S | re.M)}
-    ynn = [comps[c] for c in re.findall(r' fusion\([^\n]*?calls=%([\w.\-]+)[^\n]*__ynn_fusion', hlo)]
     assert hlo.count(' convolution(') >= 3          # forward, input gradient, weight gradient
-    assert not any(' convolution(' in c for c in ynn), 'a convolution went to YNNPACK'
+    assert not any(' convolution(' in c for c in _fusion_bodies(hlo, '__ynn_fusion')), 'a convolution went to YNNPACK'
 
 
 def test_cpu_compile_options_fall_back_to_xla_defaults(lazy_mode, monkeypatch):
@@ -369,6 +381,7 @@ def test_cpu_compile_options_fall_back_to_xla_defaults(lazy_mode, monkeypatch):
     monkeypatch.setattr(jaxrt, '_options', [])
     monkeypatch.setenv('TORCHLIKE_XLA_CPU_OPTIONS', '0')
     assert jaxrt.compiler_options() == {}
+
 
 @pytest.mark.parametrize('bidirectional', [False, True])
 def test_recurrent_backward_reuses_the_forward_scans(lazy_mode, monkeypatch, bidirectional):
@@ -390,12 +403,8 @@ def test_recurrent_backward_reuses_the_forward_scans(lazy_mode, monkeypatch, bid
             out, (h, c) = m(xt)
             (out.pow(2).sum() + h.sum() + c.tanh().sum()).backward()
             grads[lib] = [xt.grad] + [p.grad for p in m.parameters()]
-            if lib is torchlike:
-                torchlike.sync()
-        if lib is torch:
-            run()
-        else:
-            hlo = _compiled_step_hlo(monkeypatch, run)
+        hlo = _step_hlo_for(lib, monkeypatch, run)
+        if lib is torchlike:
             assert hlo.count(' while(') == 4, hlo.count(' while(')
     for a, b in zip(grads[torchlike], grads[torch]):
         assert_same(a, b, atol=1e-5)
@@ -532,7 +541,6 @@ def test_dropout_step_hashes_its_key_once(lazy_mode, monkeypatch):
     per-element hash loop that XLA fuses into each of the mask's consumers (it was: every element of the forward's
     and the backward's fusions hashed the key again; ~12% of the benchmark LSTM step's program). The backward uses
     the forward's mask."""
-    import re
     x0 = np.linspace(-1, 1, 64 * 96, dtype=np.float32).reshape(64, 96)
     res = {}
 
@@ -544,9 +552,7 @@ def test_dropout_step_hashes_its_key_once(lazy_mode, monkeypatch):
         res['y'], res['g'] = y, x.grad
         torchlike.sync()
     hlo = _compiled_step_hlo(monkeypatch, run)
-    comps = {m.group(1): m.group(2) for m in re.finditer(r'^%([\w.\-]+) [^\n]*\{\n(.*?)\n\}', hlo, re.S | re.M)}
-    fused = [comps[c] for c in re.findall(r' fusion\([^\n]*?calls=%([\w.\-]+)', hlo) if c in comps]
-    rotations = [c.count('shift-left(') for c in fused]       # 20 per threefry hash
+    rotations = [c.count('shift-left(') for c in _fusion_bodies(hlo)]       # 20 per threefry hash
     assert sum(rotations) >= 60 and max(rotations) < 60, rotations
     keep = res['y'].detach().numpy() != 0
     assert 0.6 < keep.mean() < 0.8
