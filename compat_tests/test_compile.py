@@ -313,3 +313,32 @@ def test_compiled_call_frees_its_residuals_after_backward(mode):
                 out.backward()
     finally:
         torchlike.set_execution_mode(prev)
+
+
+
+@pytest.mark.parametrize('how', ['Module.compile', 'forward'])
+def test_compiled_module_method_follows_train_and_eval(how):
+    """``model.compile()`` (which compiles the module's call) and ``torch.compile(model.forward)`` pick another
+    program after ``model.eval()``, as torch's guards on the training flag do: the train-mode program, reused,
+    kept Dropout on in eval mode."""
+    x0 = np.random.default_rng(0).standard_normal((6, 8)).astype(np.float32)
+    res = {}
+    for lib in (torch, torchlike):
+        m = lib.nn.Sequential(lib.nn.Linear(8, 8), lib.nn.Dropout(0.5))
+        if lib is torchlike:
+            m.load_state_dict({k: torchlike.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()})
+        ref = m
+        backend = 'aot_eager' if lib is torch else 'inductor'
+        if how == 'Module.compile':
+            m.compile(backend=backend)
+            call = m
+        else:
+            call = lib.compile(m.forward, backend=backend)
+        x = lib.tensor(x0)
+        dropped = bool((call(x) == 0).any())
+        m.eval()
+        res[lib] = (call(x), dropped)
+        m.train()
+        assert bool((call(x) == 0).any())
+    assert_same(res[torchlike][0], res[torch][0], atol=1e-6)
+    assert res[torchlike][1] and res[torch][1]

@@ -115,7 +115,10 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend='inductor', mo
         return model
     if isinstance(model, Module):
         return OptimizedModule(model, fullgraph, backend)
-    c = _Compiled(model, fullgraph, backend)
+    # a module's bound method (Module.compile compiles its _call_impl; scripts compile model.forward) is guarded,
+    # like a module, on the training flags of the module tree: train()/eval() selects another program
+    owner = getattr(model, '__self__', None)
+    c = _Compiled(model, fullgraph, backend, module=owner if isinstance(owner, Module) else None)
 
     @functools.wraps(model)
     def compiled_fn(*args, **kwargs):

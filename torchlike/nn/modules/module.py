@@ -942,8 +942,5 @@ class Module:
 
     def compile(self, *args, **kwargs):
         """Compile this Module's forward with ``torch.compile`` (in place)."""
-        import torchlike
-        compile_fn = getattr(torchlike, 'compile', None)
-        if compile_fn is None:
-            raise NotImplementedError("nn.Module.compile(): torchlike.compile is not available yet")
-        self._compiled_call_impl = compile_fn(self._call_impl, *args, **kwargs)
+        from ..._dynamo.eval_frame import compile
+        self._compiled_call_impl = compile(self._call_impl, *args, **kwargs)
