@@ -342,3 +342,47 @@ def test_compiled_module_method_follows_train_and_eval(how):
         assert bool((call(x) == 0).any())
     assert_same(res[torchlike][0], res[torch][0], atol=1e-6)
     assert res[torchlike][1] and res[torch][1]
+
+
+def test_compiled_function_follows_train_and_eval_of_the_modules_it_calls():
+    """A compiled plain function that calls a module (``torch.compile(lambda x: model(x))``) is guarded on the
+    training flags of the modules it called, as dynamo's guards are: after ``model.eval()`` the train-mode
+    program (Dropout on) was reused. A module toggled back reuses its first program (no extra trace)."""
+    from torchlike._engine import traced
+    x0 = np.random.default_rng(0).standard_normal((6, 8)).astype(np.float32)
+    res = {}
+    for lib in (torch, torchlike):
+        m = lib.nn.Sequential(lib.nn.Linear(8, 8), lib.nn.Dropout(0.5))
+        if lib is torchlike:
+            m.load_state_dict({k: torchlike.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()})
+            traces = traced.stats['traces']
+        ref = m
+        f = lib.compile(lambda x: m(x) * 2, backend='aot_eager' if lib is torch else 'inductor')
+        x = lib.tensor(x0)
+        dropped = bool((f(x) == 0).any())
+        m.eval()
+        res[lib] = (f(x), dropped)
+        m.train()
+        assert bool((f(x) == 0).any())
+        m[1].eval()             # the Dropout alone: its own flag is guarded, not only the outer module's
+        res[lib] += (f(x),)
+    assert_same(res[torchlike][0], res[torch][0], atol=1e-6)
+    assert_same(res[torchlike][2], res[torch][2], atol=1e-6)
+    assert res[torchlike][1] and res[torch][1]
+    assert traced.stats['traces'] - traces == 3
+
+
+@pytest.mark.parametrize('seed', [2 ** 63 + 5, 2 ** 64 - 1, 7])
+def test_compiled_dropout_with_a_seed_past_int64(seed):
+    """A seed >= 2**63 (as torch's non-deterministic start-up seed is, half the time) reached the traced
+    program as a Python int past int64: OverflowError from jax. The compiled call draws the same mask as the
+    uncompiled one under the same seed."""
+    x = torchlike.ones(64, 64)
+    drop = torchlike.nn.Dropout(0.5)
+    torchlike.manual_seed(seed)
+    want = drop(x)
+    torchlike.manual_seed(seed)
+    got = torchlike.compile(drop)(x)
+    assert torchlike.initial_seed() == seed % 2 ** 64
+    np.testing.assert_array_equal(to_np(got), to_np(want))
+    assert 0.3 < float((got == 0).float().mean()) < 0.7

@@ -13,6 +13,7 @@ non-empty ``options`` raise NotImplementedError: there is no FX graph to hand ov
 """
 import functools
 import warnings
+import weakref
 
 from .._engine import lazy
 
@@ -37,13 +38,39 @@ class _Compiled:
         self.module = module
         self.programs = {}
         self.broken = False
+        self.touched = []           # weakrefs: modules called by the traces (beyond self.module's tree)
         _all_compiled.append(self)
 
     def _key(self, args, kwargs):
+        # guarded, as dynamo guards, on the training flag of every module the trace called: train()/eval()
+        # (Dropout, BatchNorm) selects another program; a module's tree is walked whole, since its forward
+        # may read a submodule's flag without calling it
         key = traced.signature(args, kwargs)
+        flags = tuple(m.training for m in self.module.modules()) if self.module is not None else ()
+        if self.touched:
+            flags += tuple(getattr(r(), 'training', None) for r in self.touched)
+        return key + (flags,)
+
+    def _trace(self, args, kwargs):
+        """traced.trace, noting the modules that the function calls (``Module._call_impl`` swapped meanwhile:
+        traces do not nest, and the class attribute costs the hot path nothing between traces)."""
+        called = {}
+        impl = Module._call_impl
+
+        def call_impl(m, *a, **k):
+            called[id(m)] = m
+            return impl(m, *a, **k)
+        Module._call_impl = call_impl
+        try:
+            prog = traced.trace(self.fn, args, kwargs)
+        finally:
+            Module._call_impl = impl
+        known = {id(r()) for r in self.touched}
         if self.module is not None:
-            key += (tuple(m.training for m in self.module.modules()),)
-        return key
+            known.update(id(m) for m in self.module.modules())
+        new = [weakref.ref(m) for i, m in called.items() if i not in known]
+        self.touched += new
+        return prog, bool(new)
 
     def __call__(self, *args, **kwargs):
         if self.eager or _disabled[0] or traced.is_tracing():
@@ -59,7 +86,10 @@ class _Compiled:
                                   f"{getattr(self.fn, '__qualname__', self.fn)}: running it eagerly from now on.")
                     self.broken = True
                     return self.fn(*args, **kwargs)
-                prog = self.programs[key] = traced.trace(self.fn, args, kwargs)
+                prog, grew = self._trace(args, kwargs)
+                if grew:            # the key gains the flags of the modules this trace found
+                    key = self._key(args, kwargs)
+                self.programs[key] = prog
         except traced.GraphBreak as e:
             if self.fullgraph:
                 raise exc.Unsupported(f"torch.compile(fullgraph=True) could not capture one graph: {e}") from None
@@ -154,6 +184,7 @@ def reset():
     """torch._dynamo.reset / torch.compiler.reset: forget every compiled program."""
     for c in _all_compiled:
         c.programs.clear()
+        c.touched.clear()
         c.broken = False
 
 

@@ -192,7 +192,7 @@ def trace(fn, args, kwargs):
     box = {}
 
     def body(arrays, offset):
-        rec = _Recorder(gen._seed, offset)
+        rec = _Recorder(R.signed_seed(gen._seed), offset)
         _active.append(rec)
         _swap_in()
         prev_mode = state.mode

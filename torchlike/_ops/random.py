@@ -141,9 +141,14 @@ class Generator:
 
     def _next(self):
         """(seed as a signed int64, offset) for one op call, and advance the offset."""
-        s, off = self._seed, self._offset
+        off = self._offset
         self._offset = off + 1
-        return (s - _U64 if s >= _I63 else s), off
+        return signed_seed(self._seed), off
+
+
+def signed_seed(s):
+    """A seed (0 <= s < 2**64) as the int64 that op programs take (jax refuses Python ints past int64)."""
+    return s - _U64 if s >= _I63 else s
 
 
 def _rebuild_generator(device, seed, offset):
