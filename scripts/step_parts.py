@@ -8,7 +8,9 @@ the median microseconds of each part: zero_grad, the forward (module calls: reco
 (recording), optimizer.step up to the program (recording the update, keying the graph at the sync), the step's XLA
 program (timed by the lazy engine's observer hook, blocking), the rest of the sync, and loss.item(). "python" is the
 step minus its program. Then the forward again right after itself ("forward, warm": the same Python with the caches
-still holding it), which shows how much of the recording cost is the cold start after the program.
+still holding it), which shows how much of the recording cost is the cold start after the program; and the forward after reading a
+32 MB array instead of a program ("after reading 32 MB": the same Python calls, the caches evicted by plain numpy),
+which shows that the cold start is the caches, not something the program leaves behind.
 """
 import argparse
 import os
@@ -76,17 +78,22 @@ def main():
                      ('whole step', t6 - t0)):
             parts.setdefault(k, []).append(v / 1e3)
     lazy.observers.clear()
-    warm, cold = [], []
+    warm, cold, read = [], [], []
+    big = np.ones(8 << 20, np.float32)                  # 32 MB: more than this CPU's L2 and L3 caches
     for i in range(100):
         x, y = batches[i % len(batches)]
         opt.zero_grad()
         crit(model(x), y).backward()
         opt.step()                                      # the step's program runs, as before a step's forward
         t0 = pc(); model(x); t1 = pc(); model(x); t2 = pc()
+        big.sum()                                       # no program: only the caches evicted
+        t3 = pc(); model(x); t4 = pc()
         cold.append((t1 - t0) / 1e3)
         warm.append((t2 - t1) / 1e3)
+        read.append((t4 - t3) / 1e3)
     parts['forward, right after a program'] = cold
     parts['forward, warm (right after itself)'] = warm
+    parts['forward, after reading 32 MB'] = read
     print(f'{args.workload}: median microseconds over {len(parts["whole step"])} steps (lazy mode)')
     for k, v in parts.items():
         print(f'  {k:36s} {statistics.median(v):9.0f}')
