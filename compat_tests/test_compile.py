@@ -386,3 +386,99 @@ def test_compiled_dropout_with_a_seed_past_int64(seed):
     assert torchlike.initial_seed() == seed % 2 ** 64
     np.testing.assert_array_equal(to_np(got), to_np(want))
     assert 0.3 < float((got == 0).float().mean()) < 0.7
+
+
+_SCALE = 2.0        # a global a compiled function reads (test_compiled_call_is_guarded_on_what_it_baked_in)
+
+
+def _guard_case(lib, case, x):
+    """(compiled callable, change) for one guard case; the call after change() must see the new value."""
+    backend = 'aot_eager' if lib is torch else 'inductor'
+    if case == 'Dropout.p':
+        m = lib.nn.Sequential(lib.nn.ReLU(), lib.nn.Dropout(0.5))
+        return lib.compile(m, backend=backend), lambda: setattr(m[1], 'p', 0.0)
+    if case == 'negative_slope':
+        m = lib.nn.LeakyReLU(0.1)
+        return lib.compile(m, backend=backend), lambda: setattr(m, 'negative_slope', 0.3)
+    if case == 'flag read, not called':
+        holder = lib.nn.Module()
+        return (lib.compile(lambda t: lib.nn.functional.dropout(t, 0.5, training=holder.training), backend=backend),
+                holder.eval)
+    if case == 'closure float':
+        scale = 2.0
+
+        def f(t):
+            return t * scale
+
+        def change():
+            nonlocal scale
+            scale = 3.0
+        return lib.compile(f, backend=backend), change
+    if case == 'global float':
+        def change():
+            global _SCALE
+            _SCALE = 3.0
+        globals()['_SCALE'] = 2.0
+        return lib.compile(lambda t: t * _SCALE, backend=backend), change
+    if case == 'rebound module':
+        m1, m2 = lib.nn.LeakyReLU(0.1), lib.nn.LeakyReLU(0.3)
+        g = {'m': m1, 'both': (m1, m2)}       # (m1 stays alive: a dead module fails the guard by itself)
+        f = eval('lambda t: m(t)', g)
+        return lib.compile(f, backend=backend), lambda: g.__setitem__('m', m2)
+
+
+@pytest.mark.parametrize('case', ['Dropout.p', 'negative_slope', 'flag read, not called', 'closure float',
+                                  'global float', 'rebound module'])
+def test_compiled_call_is_guarded_on_what_it_baked_in(case):
+    """A compiled call's program bakes in module attributes and Python values; torch's dynamo guards on them,
+    and so does torchlike: after the change, the call gives torch's new result (it reused the stale program:
+    Dropout still dropping at p=0, the old slope, the old scale)."""
+    x0 = np.linspace(-2, 2, 64, dtype=np.float32).reshape(8, 8)
+    res = {}
+    for lib in (torch, torchlike):
+        x = lib.tensor(x0)
+        f, change = _guard_case(lib, case, x)
+        f(x)
+        first = f(x)            # (the program is cached now)
+        change()
+        res[lib] = (first if case not in ('Dropout.p', 'flag read, not called') else None, f(x))
+    if res[torch][0] is not None:
+        assert_same(res[torchlike][0], res[torch][0], atol=1e-6)
+    assert_same(res[torchlike][1], res[torch][1], atol=1e-6)
+
+
+@pytest.mark.parametrize('dynamic', [False, None, True])
+def test_dynamic_decides_whether_new_shapes_exhaust_the_cache_limit(dynamic):
+    """torch.compile(dynamic=False) compiles each new shape and, past cache_size_limit (8), runs the function
+    eagerly; with dynamic=True or the default (automatic dynamic shapes) new shapes never exhaust it. XLA needs
+    a program per shape either way, but the limit (and its eager fallback) follows ``dynamic`` as torch's does
+    (it was ignored: dynamic=True fell back to eager after 8 shapes)."""
+    torch._dynamo.reset()
+    graphs0 = torch._dynamo.utils.counters['stats']['unique_graphs']
+    fth = torch.compile(lambda x: x * 2 + 1, dynamic=dynamic, backend='aot_eager')
+    ftl = torchlike.compile(lambda x: x * 2 + 1, dynamic=dynamic)
+    for n in range(1, 12):
+        x = np.arange(n, dtype=np.float32)
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            assert_same(ftl(torchlike.tensor(x)), fth(torch.tensor(x)))
+    graphs = torch._dynamo.utils.counters['stats']['unique_graphs'] - graphs0
+    c = ftl._torchlike_compiled
+    assert c.broken == (graphs == torch._dynamo.config.cache_size_limit)
+    assert len(c.programs) == (8 if dynamic is False else 11)
+
+
+def test_backend_names_are_torchs():
+    """list_backends() as torch's; every name torchlike accepts is one torch 2.13 has, and a name torch does not
+    register (it accepted 'onnxrt' and 'nvprims_nvfuser') raises torch's InvalidBackend."""
+    assert torchlike._dynamo.list_backends() == torch._dynamo.list_backends()
+    assert torchlike.compiler.list_backends() == torch.compiler.list_backends()
+    ours = torchlike.compiler.list_backends(exclude_tags=())
+    assert set(ours) <= set(torch.compiler.list_backends(exclude_tags=()))
+    for name in ours:
+        torchlike.compile(lambda x: x, backend=name)
+    for name in ('onnxrt', 'nvprims_nvfuser', 'no_such_backend'):
+        with pytest.raises(torch._dynamo.exc.InvalidBackend):
+            torch.compile(lambda x: x, backend=name)
+        with pytest.raises(torchlike._dynamo.exc.InvalidBackend):
+            torchlike.compile(lambda x: x, backend=name)

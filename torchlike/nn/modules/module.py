@@ -32,6 +32,9 @@ __all__ = ['register_module_forward_pre_hook', 'register_module_forward_hook',
            'register_module_module_registration_hook', 'register_module_parameter_registration_hook', 'Module']
 
 _EXTRA_STATE_KEY_SUFFIX = '_extra_state'
+# bumped by every Module construction and attribute assignment or deletion: torch.compile's guards recompute
+# their snapshot of module attributes (training, Dropout.p, ...) only when it moved (torchlike/_dynamo)
+attr_epoch = [0]
 
 
 class _IncompatibleKeys(namedtuple('IncompatibleKeys', ['missing_keys', 'unexpected_keys'])):
@@ -109,6 +112,7 @@ class Module:
         sa('_load_state_dict_pre_hooks', OrderedDict())
         sa('_load_state_dict_post_hooks', OrderedDict())
         sa('_modules', {})
+        attr_epoch[0] += 1
         if self.call_super_init:
             super().__init__(*args, **kwargs)
 
@@ -546,6 +550,8 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name, value):
+        attr_epoch[0] += 1
+
         def remove_from(*dicts_or_sets):
             for d in dicts_or_sets:
                 if name in d:
@@ -612,6 +618,7 @@ class Module:
                     super().__setattr__(name, value)
 
     def __delattr__(self, name):
+        attr_epoch[0] += 1
         if name in self._parameters:
             del self._parameters[name]
         elif name in self._buffers:
