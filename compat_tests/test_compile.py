@@ -482,3 +482,40 @@ def test_backend_names_are_torchs():
             torch.compile(lambda x: x, backend=name)
         with pytest.raises(torchlike._dynamo.exc.InvalidBackend):
             torchlike.compile(lambda x: x, backend=name)
+
+
+def test_compiler_disable_inside_a_compiled_function_and_suppress_errors():
+    """A torch.compiler.disable'd function called from a compiled one runs uncompiled (a graph break: the value
+    is torch's; under fullgraph=True torch's Unsupported); torch._dynamo.config.suppress_errors silences
+    torchlike's graph-break warning."""
+    res = {}
+    for lib in (torch, torchlike):
+        seen = []
+
+        @lib.compiler.disable
+        def helper(t):
+            seen.append(lib.compiler.is_compiling())
+            return t * 3
+
+        def f(t):
+            return helper(t + 1) - 1
+        backend = 'aot_eager' if lib is torch else 'inductor'
+        with pytest.raises(RuntimeError) as e:
+            lib.compile(f, backend=backend, fullgraph=True)(lib.ones(3))
+        assert type(e.value).__name__ == 'Unsupported'
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            res[lib] = lib.compile(f, backend=backend)(lib.ones(3))
+        assert seen[-1] is False
+    assert_same(res[torchlike], res[torch])
+    a = X[0]
+    prev = torchlike._dynamo.config.suppress_errors
+    torchlike._dynamo.config.suppress_errors = True
+    try:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            got = torchlike.compile(_branchy(torchlike))(torchlike.tensor(a))
+    finally:
+        torchlike._dynamo.config.suppress_errors = prev
+    assert not [x for x in w if 'graph break' in str(x.message)]
+    assert_same(got, _branchy(torch)(torch.tensor(a)))
