@@ -612,17 +612,19 @@ if __name__ == '__main__':
 
 def test_unchanged_script_with_workers_under_the_runner(tmp_path):
     """A PyTorch script whose dataset lives in its __main__ runs under ``python -m torchlike`` with
-    workers (they re-import the script, with ``torch`` aliased) and prints what it prints under torch."""
+    workers (they re-import the script, with ``torch`` aliased) and prints what it prints under torch, in lazy
+    (the default) and in eager mode."""
     import subprocess
     import sys
     script = tmp_path / 'train.py'
     script.write_text(RUNNER_SCRIPT)
     env = {k: v for k, v in os.environ.items() if not k.startswith('PYTEST')}
     outs = [subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
-            for cmd in ([sys.executable, str(script)], [sys.executable, '-m', 'torchlike', str(script)])]
+            for cmd in ([sys.executable, str(script)], [sys.executable, '-m', 'torchlike', str(script)],
+                        [sys.executable, '-m', 'torchlike', '--mode', 'eager', str(script)])]
     for out in outs:
         assert out.returncode == 0, out.stderr
-    assert outs[1].stdout == outs[0].stdout and outs[0].stdout.count('\n') == 4
+    assert outs[1].stdout == outs[2].stdout == outs[0].stdout and outs[0].stdout.count('\n') == 4
 
 
 def test_too_many_workers_warning():

@@ -21,6 +21,7 @@ EXAMPLES = os.path.join(ROOT, 'examples')
 IMAGE = os.path.join(EXAMPLES, 'image_classification.py')
 CHAR = os.path.join(EXAMPLES, 'char_lstm.py')
 TIMEOUT = 240
+MODES = ('eager', 'lazy')
 
 
 def _load(path):
@@ -35,8 +36,7 @@ class Run:
     """An example run as a subprocess under real torch or torchlike, once ``start()`` is called."""
 
     def __init__(self, lib, script, args, log, after=None, then=None):
-        runner = {'torch': [sys.executable], 'torchlike': [sys.executable, '-m', 'torchlike', '--mode', 'eager'],
-                  'lazy': [sys.executable, '-m', 'torchlike', '--mode', 'lazy']}[lib]
+        runner = [sys.executable] if lib == 'torch' else [sys.executable, '-m', 'torchlike', '--mode', lib]
         self.cmd = runner + [script, '--loss-log', str(log)] + [str(a) for a in args]
         self.log, self.after, self.then, self.proc = log, after, then, None
 
@@ -82,7 +82,7 @@ def runs(tmp_path_factory):
     image: 256 training images in order, batch 32, 2 epochs, same initial weights: under torch; under torchlike
     one epoch, then --resume to 2 epochs under torchlike, and under real torch from torchlike's checkpoint.
     char: one batch of 64 windows, dropout 0, 4 epochs, under both libraries; and one torchlike run with dropout
-    and shuffling."""
+    and shuffling. Each torchlike run in eager and in lazy mode."""
     tmp = tmp_path_factory.mktemp('examples')
     torch.manual_seed(0)
     torch.save(_load(IMAGE).Net().state_dict(), tmp / 'init.pt')
@@ -95,29 +95,32 @@ def runs(tmp_path_factory):
     image = ['--init', tmp / 'init.pt', '--no-shuffle', '--limit', 256, '--batch-size', 32]
     chars = ['--init', tmp / 'char.pt', '--dropout', 0, '--limit', 64, '--batch-size', 64, '--epochs', 4,
              '--sample-len', 3]
-    return _run_all({
-        # both resumed runs start from torchlike's epoch-1 checkpoint; each writes its own epoch-2 checkpoint
-        'first': Run('torchlike', IMAGE, image + ['--epochs', 1, '--checkpoint', tmp / 'tl.ckpt'], tmp / 'first.json',
-                     then=lambda: shutil.copy(tmp / 'tl.ckpt', tmp / 'tl_th.ckpt')),
-        'char_torchlike': Run('torchlike', CHAR, chars, tmp / 'char_tl.json'),
-        'torch': Run('torch', IMAGE, image + ['--epochs', 2, '--checkpoint', tmp / 'th.ckpt'], tmp / 'th.json'),
-        'resumed': Run('torchlike', IMAGE, image + ['--epochs', 2, '--resume', '--checkpoint', tmp / 'tl.ckpt'],
-                       tmp / 'resumed.json', after='first'),
-        'resumed_th': Run('torch', IMAGE, image + ['--epochs', 2, '--resume', '--checkpoint', tmp / 'tl_th.ckpt'],
-                          tmp / 'resumed_th.json', after='first'),
-        'char_torch': Run('torch', CHAR, chars, tmp / 'char_th.json'),
-        # every whole-script test also runs in lazy mode (Note [Lazy execution])
-        'lazy': Run('lazy', IMAGE, image + ['--epochs', 2, '--checkpoint', tmp / 'lazy.ckpt'], tmp / 'lazy.json'),
-        'char_lazy': Run('lazy', CHAR, chars, tmp / 'char_lazy.json'),
-        'char_dropout': Run('torchlike', CHAR, ['--limit', 64, '--batch-size', 64, '--epochs', 4, '--shuffle',
-                                                '--lr', 0.02, '--sample-len', 0], tmp / 'char_dropout.json'),
-    })
+    runs = {'torch': Run('torch', IMAGE, image + ['--epochs', 2, '--checkpoint', tmp / 'th.ckpt'], tmp / 'th.json'),
+            'char_torch': Run('torch', CHAR, chars, tmp / 'char_th.json')}
+    # every whole-script run of torchlike, in both execution modes (Note [Lazy execution])
+    for mode in MODES:
+        ckpt = tmp / f'tl_{mode}.ckpt'
+        runs.update({
+            # both resumed runs start from torchlike's epoch-1 checkpoint; each writes its own epoch-2 checkpoint
+            f'first_{mode}': Run(mode, IMAGE, image + ['--epochs', 1, '--checkpoint', ckpt], tmp / f'first_{mode}.json',
+                                 then=lambda ckpt=ckpt: shutil.copy(ckpt, f'{ckpt}.th')),
+            f'resumed_{mode}': Run(mode, IMAGE, image + ['--epochs', 2, '--resume', '--checkpoint', ckpt],
+                                   tmp / f'resumed_{mode}.json', after=f'first_{mode}'),
+            f'resumed_th_{mode}': Run('torch', IMAGE, image + ['--epochs', 2, '--resume', '--checkpoint', f'{ckpt}.th'],
+                                      tmp / f'resumed_th_{mode}.json', after=f'first_{mode}'),
+            f'char_{mode}': Run(mode, CHAR, chars, tmp / f'char_{mode}.json'),
+            f'char_dropout_{mode}': Run(mode, CHAR, ['--limit', 64, '--batch-size', 64, '--epochs', 4, '--shuffle',
+                                                     '--lr', 0.02, '--sample-len', 0], tmp / f'char_dropout_{mode}.json'),
+        })
+    return _run_all(runs)
 
 
-def test_image_classification_matches_torch(runs):
-    """The whole script under both libraries from the same weights: per-step losses and accuracies agree. The
-    torchlike side stops after epoch 1 and resumes from its checkpoint (model, momentum buffers, epoch)."""
-    (th, th_out), (first, first_out), (resumed, resumed_out) = runs['torch'], runs['first'], runs['resumed']
+@pytest.mark.parametrize('mode', MODES)
+def test_image_classification_matches_torch(runs, mode):
+    """The whole script under both libraries from the same weights: per-step losses, accuracies and printed lines
+    agree. The torchlike side stops after epoch 1 and resumes from its checkpoint (model, momentum buffers,
+    epoch)."""
+    (th, th_out), (first, first_out), (resumed, resumed_out) = runs['torch'], runs[f'first_{mode}'], runs[f'resumed_{mode}']
     assert len(th['losses']) == 16 and len(first['losses']) == len(resumed['losses']) == 8   # 256 / 32 per epoch
     np.testing.assert_allclose(first['losses'] + resumed['losses'], th['losses'], rtol=1e-4, atol=1e-4)
     # one test image is 100/360 %; equal weights up to float rounding give the same predictions
@@ -129,29 +132,19 @@ def test_image_classification_matches_torch(runs):
     assert len(th_out.splitlines()) == 3                         # one line per epoch: no progress bar in a pipe
 
 
-def test_examples_in_lazy_mode_match_torch(runs):
-    """The same scripts under `python -m torchlike --mode lazy`: per-step losses, accuracies and the printed
-    lines agree with torch's."""
-    (th, th_out), (lz, lz_out) = runs['torch'], runs['lazy']
-    np.testing.assert_allclose(lz['losses'], th['losses'], rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(lz['accuracy'], th['accuracy'], atol=0.3)
-    assert lz_out.splitlines() == th_out.splitlines()
-    (cth, cth_out), (clz, clz_out) = runs['char_torch'], runs['char_lazy']
-    np.testing.assert_allclose(clz['losses'], cth['losses'], rtol=1e-4, atol=1e-4)
-    assert clz_out.splitlines()[-1] == cth_out.splitlines()[-1]
-
-
-def test_image_classification_checkpoint_resumes_in_torch(runs):
+@pytest.mark.parametrize('mode', MODES)
+def test_image_classification_checkpoint_resumes_in_torch(runs, mode):
     """torchlike's checkpoint (model + SGD momentum state + epoch) resumes in real torch on the same trajectory."""
-    th, resumed_th = runs['torch'][0], runs['resumed_th'][0]
+    th, resumed_th = runs['torch'][0], runs[f'resumed_th_{mode}'][0]
     np.testing.assert_allclose(resumed_th['losses'], th['losses'][8:], rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(resumed_th['accuracy'], th['accuracy'][1:], atol=0.3)
 
 
-def test_char_lstm_matches_torch(runs):
+@pytest.mark.parametrize('mode', MODES)
+def test_char_lstm_matches_torch(runs, mode):
     """Dropout 0 makes the run deterministic: same initial weights give the same per-step losses and the same
     greedy sample. The packed batch mixes window lengths 8..24 (enforce_sorted=False)."""
-    (th, th_out), (tl, tl_out) = runs['char_torch'], runs['char_torchlike']
+    (th, th_out), (tl, tl_out) = runs['char_torch'], runs[f'char_{mode}']
     assert len(th['losses']) == len(tl['losses']) == 4
     np.testing.assert_allclose(tl['losses'], th['losses'], rtol=1e-4, atol=1e-4)
     assert tl['losses'][-1] < tl['losses'][0]
@@ -159,10 +152,11 @@ def test_char_lstm_matches_torch(runs):
     assert th_out.splitlines()[-1].startswith("'Shall I compare thee")
 
 
-def test_char_lstm_trains_with_dropout_and_shuffle(runs):
+@pytest.mark.parametrize('mode', MODES)
+def test_char_lstm_trains_with_dropout_and_shuffle(runs, mode):
     """The default dropout (0.2) and a shuffled order: random masks differ between the libraries, so this checks
     a property (the loss goes down) rather than values."""
-    log, out = runs['char_dropout']
+    log, out = runs[f'char_dropout_{mode}']
     assert len(log['losses']) == 4
     assert log['losses'][-1] < log['losses'][0], log['losses']
     assert out.count('[epoch') == 4

@@ -151,8 +151,8 @@ needs_view_kw = pytest.mark.xfail(not HAS_VIEW_DTYPE_KW, strict=True,
 needs_data_ptr = pytest.mark.xfail(not HAS_DATA_PTR, strict=True, reason='save_file reads Tensor.data_ptr()')
 
 
-@pytest.fixture(scope='module')
-def alias_run(tmp_path_factory):
+@pytest.fixture(scope='module', params=['eager', 'lazy'])   # the script in both execution modes
+def alias_run(tmp_path_factory, request):
     work = tmp_path_factory.mktemp('safetensors')
     np.savez(work / 'data.npz', **{k: a for k, (a, _) in DATA.items()})
     (work / 'dtypes.json').write_text(json.dumps({k: d for k, (_, d) in DATA.items()}))
@@ -160,8 +160,8 @@ def alias_run(tmp_path_factory):
     (work / 'run.py').write_text(textwrap.dedent(SCRIPT))
     env = dict(os.environ)
     env.pop('PYTHONSAFEPATH', None)
-    r = subprocess.run([sys.executable, '-m', 'torchlike', str(work / 'run.py'), str(work)], capture_output=True,
-                       text=True, timeout=240, env=env, cwd=str(work))
+    r = subprocess.run([sys.executable, '-m', 'torchlike', '--mode', request.param, str(work / 'run.py'), str(work)],
+                       capture_output=True, text=True, timeout=240, env=env, cwd=str(work))
     assert r.returncode == 0, r.stderr[-3000:]
     report = json.loads((work / 'report.json').read_text())
     assert report['torch_module'] == 'torchlike'
