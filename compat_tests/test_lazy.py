@@ -634,3 +634,79 @@ def test_graph_size_limit_syncs(lazy_mode, monkeypatch):
     for _ in range(35):
         tx = tx * 1.5 + 1
     assert_same(x, tx, rtol=1e-5)
+
+
+_OOB = {  # (op on a computed index, as torch's eager op raises)
+    'indexing': lambda lib, i: lib.arange(5.)[i],
+    'gather': lambda lib, i: lib.gather(lib.arange(5.), 0, i),
+    'embedding': lambda lib, i: lib.nn.functional.embedding(i, lib.ones(5, 2)),
+    'cross_entropy': lambda lib, i: lib.nn.functional.cross_entropy(lib.zeros(2, 5), i),
+    'index_select': lambda lib, i: lib.index_select(lib.arange(5.), 0, i),
+}
+
+
+@pytest.mark.parametrize('op', list(_OOB))
+def test_pending_out_of_range_index_raises_at_the_sync(lazy_mode, op):
+    """An index computed in the step (pending) cannot be read at the op without a sync; its range check is part
+    of the step's program, and the sync that runs it raises torch's exception type and message (it was silently
+    clamped: t[i] gave the last element, cross_entropy nan). The process goes on working."""
+    with pytest.raises(Exception) as eh:
+        _OOB[op](torch, torch.tensor([1, 2]) * 4)
+    out = _OOB[op](torchlike, torchlike.tensor([1, 2]) * 4)      # recorded: nothing raised yet
+    with pytest.raises(Exception) as et:
+        out.tolist()
+    assert type(et.value) is type(eh.value), (et.value, eh.value)
+    assert str(et.value).startswith(str(eh.value)), (et.value, eh.value)
+    assert_same(_OOB[op](torchlike, torchlike.tensor([1, 2]) * 2), _OOB[op](torch, torch.tensor([1, 2]) * 2))
+    torchlike.sync()                                            # (reported once)
+
+
+def test_pending_index_checks_cost_no_recompiles(lazy_mode):
+    """A training loop whose targets are computed in the step (a pending index every step) keeps one program:
+    the checks are ordinary outputs of it, and a valid step raises nothing."""
+    torchlike.manual_seed(0)
+    model = _mlp(torchlike)
+    opt = torchlike.optim.SGD(model.parameters(), lr=0.1)
+    data = torchlike.randint(0, 50, (9, 8))
+    counts = []
+    for i in range(6):
+        m = debug.metrics()
+        opt.zero_grad()
+        x, y = data[i].float().repeat(1, 3)[:, :20], data[i + 1] % 5       # y: pending targets
+        torchlike.nn.functional.cross_entropy(model(x.reshape(1, 20).expand(8, 20)), y).backward()
+        opt.step()
+        counts.append((_delta(m)['compiles'], _delta(m)['syncs']))
+    assert [c for c, _ in counts[2:]] == [0] * 4 and all(s == 1 for _, s in counts), counts
+
+
+def test_slices_at_changing_offsets_compile_once(lazy_mode):
+    """nanoGPT's get_batch (``data[i:i + block]`` for random ``i``) in a training loop: the slice's start is an
+    input of the step's program, not a constant (a program per offset: recompiles every step, then the recompile
+    guard's op-by-op fallback). Losses equal torch's on the same offsets."""
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    offsets = rng.integers(0, 90, (8, 4))
+    res = {}
+    for lib in (torch, torchlike):
+        lib.manual_seed(0)
+        data = lib.tensor(np.arange(100) % 7)
+        emb, head = lib.nn.Embedding(7, 8), lib.nn.Linear(8, 7)
+        if lib is torchlike:                                    # torch's initial weights
+            emb.load_state_dict({k: torchlike.tensor(v) for k, v in init[0].items()})
+            head.load_state_dict({k: torchlike.tensor(v) for k, v in init[1].items()})
+        init = [{k: v.detach().numpy().copy() for k, v in m.state_dict().items()} for m in (emb, head)]
+        opt = lib.optim.SGD(list(emb.parameters()) + list(head.parameters()), lr=0.1)
+        losses, counts = [], []
+        for ix in offsets:
+            m = debug.metrics()
+            x = lib.stack([data[i:i + 8] for i in ix])
+            y = lib.stack([data[i + 1:i + 9] for i in ix])
+            loss = lib.nn.functional.cross_entropy(head(emb(x)).reshape(-1, 7), y.reshape(-1))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+            counts.append(_delta(m)['compiles'])
+        res[lib] = losses
+    np.testing.assert_allclose(res[torchlike], res[torch], rtol=1e-5, atol=1e-6)
+    assert counts[2:] == [0] * 6, counts

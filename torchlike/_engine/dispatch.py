@@ -238,7 +238,10 @@ def _apply(op, dyn, static=(), out=None):
     if saved is not None:
         res, saved = saved
     elif lazy_on:         # Note [Lazy execution]
-        if op.jit:
+        rec = op.lazy_record(key, arrays) if op.lazy_record is not None else None
+        if rec is not None:
+            res = lazy.record(*rec)
+        elif op.jit:
             res = lazy.record(f, (op, key), arrays)
         else:
             res = lazy.record_or_run(f, (op, key), arrays)

@@ -26,8 +26,14 @@ post-hook: the natural step boundary), ``torchlike.sync()``, and a graph-size li
 Ops registered unjitted are recorded too when their body traces abstractly (the identity that writes a
 random fill); the others (data-dependent shapes: nonzero, masked_select, unique) run eagerly on
 concrete inputs, forcing a sync only when an input is still pending. Host metadata (packed-sequence
-lengths, fill values) is computed under ``lazy.now()``, and index/target range checks are skipped for
-pending indices (as torch_xla: no sync inside a step).
+lengths, fill values) is computed under ``lazy.now()``.
+
+Index range checks of pending indices (``defer_check``: gather, embedding, cross_entropy's targets,
+indexing with a computed index) cannot read the index without a sync inside the step; they record
+the check as two more outputs of the step's program instead, and the sync that runs it raises eager
+mode's exception (IndexError / RuntimeError, its message) once the program's outputs are assigned,
+as CUDA reports a device-side assert at the next synchronizing call. Only a program with such checks
+waits for its result at the sync; the op's result itself is the clamped gather XLA computes.
 
 Random draws record their exact-size threefry program with (seed, offset) as Python-int inputs, so a
 new step's dropout mask compiles nothing; the numbers equal eager mode's bucketed draws.
@@ -58,6 +64,7 @@ _count = [0]                # nodes recorded since the last sync
 _seq = [0]
 _shape_cache = {}           # (token, input signature) -> (multi, output avals)
 _programs = {}              # program key -> jitted replay function
+_checks = []                # (bad, first value, make_error): deferred index checks, live until their sync
 _MAX_PROGRAMS = 512
 
 observers = []             # called as f(name, start_ns, end_ns) after each program run (the profiler)
@@ -240,8 +247,36 @@ def call(fn, token, args):
     return fn(*[concrete(a) for a in args])
 
 
+def defer_check(fn, token, args, make_error):
+    """Record the check ``fn(*args) -> (bad, value)`` of a pending index; the sync that runs it raises
+    ``make_error(value)`` when ``bad`` (Note [Lazy execution])."""
+    bad, v = record(fn, token, args)
+    _checks.append((bad, v, make_error))
+
+
+def _raise_failed_checks():
+    done = [c for c in _checks if c[0].value is not None]
+    if not done:
+        return
+    _checks[:] = [c for c in _checks if c[0].value is None]
+    for bad, v, make_error in done:
+        if bool(bad.value):
+            e = make_error(int(v.value))
+            e.args = (f"{e.args[0] if e.args else ''} (an index of an op recorded in lazy mode; the error is "
+                      "raised where its program ran, at this sync: TORCHLIKE_MODE=eager raises it at the op)",
+                      *e.args[1:])
+            raise e
+
+
 def sync():
     """Run every pending op a live tensor still needs, as one compiled program."""
+    with _lock:
+        _sync()
+        if _checks:
+            _raise_failed_checks()
+
+
+def _sync():
     with _lock:
         live = []
         for r in _fresh:

@@ -27,6 +27,9 @@ An op is a pure JAX function plus metadata, registered once with ``@op``::
   forward also return its VJP residuals when a gradient is recorded, and the backward applies the saved
   pullback instead of re-running the forward inside the VJP (Note [Saved residuals] in autograd.py).
 * ``view=True`` marks an index-only op whose output aliases its input (see views.py).
+* ``lazy_record`` (a function of the op's cache key and input arrays, giving ``(program, token, arguments)``
+  or None) records another program in lazy mode: one that takes as data what the op's own program bakes in
+  (``x[i]``'s start index, which a data loop changes every step: Note [Indexing]).
 * ``variants`` chooses the generated forms: 'function' (torch.xxx), 'method' (Tensor.xxx),
   ``inplace=True`` adds Tensor.xxx_, ``out=True`` adds the out= keyword.
 """
@@ -40,10 +43,10 @@ METHODS = {}                  # Tensor method name -> function
 class Op:
     __slots__ = ('name', 'fn', 'static_names', 'dyn_names', 'lists', 'promote', 'promote_mask', 'diff_mask',
                  'saves', 'node_name', 'view', 'jit', 'ret', 'cache', 'bwd_cache', 'nondiff_outputs',
-                 'inplace_node_name', 'signature', 'varargs', 'function', 'residuals', '__weakref__')
+                 'inplace_node_name', 'signature', 'varargs', 'function', 'residuals', 'lazy_record', '__weakref__')
 
     def __init__(self, name, fn, static=(), lists=(), promote=None, promote_args=None, diff=None, saves='inputs',
-                 node=None, view=False, jit=True, ret=None, nondiff_outputs=(), residuals=False):
+                 node=None, view=False, jit=True, ret=None, nondiff_outputs=(), residuals=False, lazy_record=None):
         self.name = name
         self.fn = fn
         sig = inspect.signature(fn)
@@ -68,6 +71,7 @@ class Op:
         self.ret = ret
         self.nondiff_outputs = nondiff_outputs
         self.residuals = residuals and jit
+        self.lazy_record = lazy_record
         self.cache = {}
         self.bwd_cache = {}
         self.function = None
@@ -85,12 +89,12 @@ def _camel(name):
 
 def op(name, *, static=(), lists=(), promote=None, promote_args=None, diff=None, saves='inputs', node=None,
        view=False, jit=True, ret=None, nondiff_outputs=(), function=True, method=True, inplace=False, out=None,
-       namespace='torch', aliases=(), method_aliases=(), differentiable=True, residuals=False):
+       namespace='torch', aliases=(), method_aliases=(), differentiable=True, residuals=False, lazy_record=None):
     """Register ``fn`` as op ``name`` and generate its public variants (see Note [Op records])."""
     def deco(fn):
         o = Op(name, fn, static=static, lists=lists, promote=promote, promote_args=promote_args,
                diff=(() if not differentiable else diff), saves=saves, node=node, view=view, jit=jit, ret=ret,
-               nondiff_outputs=nondiff_outputs, residuals=residuals)
+               nondiff_outputs=nondiff_outputs, residuals=residuals, lazy_record=lazy_record)
         key = name if namespace == 'torch' else f'{namespace}.{name}'
         assert key not in REGISTRY, f'op {key} registered twice'
         REGISTRY[key] = o

@@ -8,8 +8,8 @@ Note [Indexing]
 and 0-dim integer tensors are *basic* and become ONE view op (slice + reshape: index-only, so writes through
 it reach the base, Note [Views]); its node name is that of the last view torch would apply
 (Select/Slice/Unsqueeze/AliasBackward0). When no gradient is being recorded the view's body passes the
-start indices to its compiled program as data (``_slice_dyn``), so ``x[i]`` over many ``i`` (data loading)
-compiles once, not once per index. Integer tensors, lists, numpy arrays, boolean masks and Python bools
+start indices to its compiled program as data (``_slice_dyn``; in lazy mode inputs of the step's program),
+so ``x[i]`` over many ``i`` (data loading, nanoGPT's ``data[i:i + block]``) compiles once, not once per index. Integer tensors, lists, numpy arrays, boolean masks and Python bools
 are *advanced*: they index the basic view with one gather (``_index``, differentiable; repeated indices
 accumulate in the gradient). Advanced dims go where torch puts them once the basic part has been applied
 (NumPy's rule: in place when the indexed dims are adjacent, in front otherwise). Boolean masks have
@@ -38,6 +38,7 @@ from .._engine.registry import op, public, method
 from .._engine.state import state
 from .._tensor import Tensor
 from ._util import wrap_dim
+from .._engine import lazy
 from .._engine.lazy import LazyArray
 
 _tname = dispatch._tname
@@ -158,8 +159,7 @@ def _on_device_of(arr_np, like):
     return jax.device_put(arr_np, dev)
 
 
-@functools.partial(jax.jit, static_argnames='ignore')
-def _first_oob(a, lo, hi, ignore=None):
+def _first_oob_body(a, lo, hi, ignore=None):
     f = a.ravel().astype(jnp.int64)        # (uint8 targets compare with a negative ignore_index)
     bad = (f < lo) | (f >= hi)
     if ignore is not None:
@@ -168,13 +168,24 @@ def _first_oob(a, lo, hi, ignore=None):
     return bad[i], f[i]
 
 
+_first_oob = jax.jit(_first_oob_body, static_argnames='ignore')
+_first_oob_lazy = jax.jit(_first_oob_body)      # a step program's input: bounds and ignore index not static
+
+
 def _check_range(idx, lo, hi, make_error, ignore=None):
     """Raise ``make_error(value)`` for the first element of ``idx`` outside [lo, hi) (other than ``ignore``).
-    A pending index in lazy mode, or a traced one under torch.compile, is not checked (no sync inside a step,
-    as torch_xla): out-of-range indices then clamp instead of raising (Note [Lazy execution])."""
+    A pending index in lazy mode is checked by the program that computes it, and the error raised at its sync
+    (``lazy.defer_check``, Note [Lazy execution]); a traced one under torch.compile is not checked (the
+    program's gather clamps)."""
     if isinstance(idx, Tensor):
         idx = idx._raw()
-    if idx.size == 0 or type(idx) is LazyArray or isinstance(idx, jax.core.Tracer):
+    if type(idx) is LazyArray:
+        if idx.value is None:
+            if idx.size:
+                lazy.defer_check(_first_oob_lazy, ('first_oob', ignore is None), (idx, lo, hi, ignore), make_error)
+            return
+        idx = idx.value
+    if idx.size == 0 or isinstance(idx, jax.core.Tracer):
         return
     if isinstance(idx, np.ndarray) or next(iter(idx.devices())).platform == 'cpu':
         # values already in host memory: numpy reads them in place (a device program and its transfer cost
@@ -365,8 +376,23 @@ _VIEW_NODES = (('select', 'SelectBackward0'), ('slice', 'SliceBackward0'), ('uns
                ('alias', 'AliasBackward0'))
 _VIEW = {k: op(f'_getitem_{k}', static=('spec',), view=True, saves=(), node=n, function=False, method=False)(_basic)
          for k, n in _VIEW_NODES}
+_slice_programs = {}
+
+
+def _lazy_slice(key, arrays):
+    # in lazy mode the starts are inputs of the step's program, as they are data of the eager one
+    starts, sizes, strides, shape = key[0][0]
+    if starts is None:
+        return None
+    k = (sizes, strides, shape)
+    f = _slice_programs.get(k)
+    if f is None:
+        f = _slice_programs[k] = jax.jit(lambda x, *st: _slice_dyn(x, st, sizes=sizes, strides=strides, shape=shape))
+    return f, ('_slice_dyn', k), (arrays[0], *starts)
+
+
 _VIEW_DYN = {k: op(f'_getitem_{k}_dyn', static=('spec',), view=True, saves=(), node=n, jit=False, function=False,
-                   method=False)(_basic_dyn)
+                   method=False, lazy_record=_lazy_slice)(_basic_dyn)
              for k, n in _VIEW_NODES}
 
 
