@@ -533,7 +533,9 @@ def test_recompile_guard_warns_once_and_falls_back(lazy_mode, monkeypatch):
     with pytest.warns(UserWarning, match=r'compiled 3 different programs; last change: input 0 was float32\[3\], '
                                          r'now float32\[4\]') as rec:
         got = [(torchlike.ones(n) * 2).sum().item() for n in range(1, 8)]
-    assert len([w for w in rec if 'torchlike lazy mode' in str(w.message)]) == 1
+    ours = [w for w in rec if 'torchlike lazy mode' in str(w.message)]
+    assert len(ours) == 1
+    assert ours[0].filename == __file__ and ours[0].lineno == sys._getframe().f_lineno - 3   # the user's line
     assert got == [(torch.ones(n) * 2).sum().item() for n in range(1, 8)]
     d = _delta(m)
     assert d['compiles'] == 3 and d['eager_fallbacks'] == 4, d

@@ -440,10 +440,11 @@ def _guard(key):
     if entry[0] <= RECOMPILE_LIMIT:
         return False
     entry[2] = True
-    warnings.warn(f"torchlike lazy mode: the sync at {site[0]}:{site[1]} compiled {entry[0] - 1} different "
-                  f"programs; {_what_changed(last, key)}. This sync point now runs op by op (eager speed) instead "
-                  "of compiling again; keep shapes and Python-level attributes stable between steps to avoid it.",
-                  stacklevel=3)
+    # attributed to the user's line that synced (the optimizer step, a value read), not to the engine
+    warnings.warn_explicit(f"torchlike lazy mode: the sync at {site[0]}:{site[1]} compiled {entry[0] - 1} different "
+                           f"programs; {_what_changed(last, key)}. This sync point now runs op by op (eager speed) "
+                           "instead of compiling again; keep shapes and Python-level attributes stable between steps "
+                           "to avoid it.", UserWarning, site[0], site[1])
     return True
 
 
@@ -534,7 +535,10 @@ def get_execution_mode():
 
 
 def metrics():
-    """Counters since start (or the last reset): compiles, cache hits, syncs, recorded ops, times."""
+    """Counters since start (or the last reset): compiles, cache hits, syncs, recorded ops, graph nodes run,
+    eager fallbacks, and seconds: ``compile_time_s`` covers a new program's tracing, compiling and first
+    dispatch; ``execute_time_s`` the dispatch of cached programs (they run asynchronously: a value read
+    waits for them, and the profiler's observer hook times them to completion)."""
     return dict(_metrics)
 
 
