@@ -22,7 +22,7 @@ program is the same XLA either way.
 """
 import itertools
 
-from .jaxrt import jax, jnp
+from .jaxrt import jax, jnp, jit
 from .state import state
 from . import autograd as _ag
 from . import dispatch, lazy
@@ -124,8 +124,8 @@ def try_run(roots, retain_graph):
         _counts.pop(key, None)
         if len(_progs) >= _MAX_PROGS:
             del _progs[next(iter(_progs))]
-        entry = _progs[key] = (jax.jit(_program(key)), ('fused_backward', next(_serial)))
-    prog, token = entry
+        entry = _progs[key] = [jax.jit(_program(key)), ('fused_backward', next(_serial)), None]
+    prog, token, top = entry
     for n in ops:
         if n.versions is not None:
             for _, t, vc, v in n.versions:
@@ -138,7 +138,11 @@ def try_run(roots, retain_graph):
     if lazy_mode:       # one node of the step's graph instead of one per autograd node (less Python per step)
         new = lazy.record(prog, token, flat)
     else:
-        new = prog(*[lazy.concrete(a) for a in flat])
+        # run at top level, so compiled with the engine's CPU options (a lazy step nests ``prog``, which
+        # therefore has none: Note [CPU compile options])
+        if top is None:
+            top = entry[2] = jit(prog.__wrapped__)
+        new = top(*[lazy.concrete(a) for a in flat])
     stats['runs'] += 1
     wrap = dispatch.wrap
     for s, g in zip(sinks, new):

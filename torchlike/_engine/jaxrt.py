@@ -33,7 +33,9 @@ channels: a convolution with a 28x28 window) at ~6 GFLOP/s, 7 of the step's 18 m
 took 12.4-12.5 ms instead of 15.4-17.3 (hand-written JAX), and the lazy CNN 50.7 -> 63.5 steps/s.
 `python scripts/bench_conv.py` times convolutions of other shapes both ways. Only the step programs get
 them: jax refuses compiler options on a jit nested in another, and op programs, fused backwards and
-torch.compile's programs are nested in step programs in lazy mode (so eager mode keeps XLA's defaults). The options
+torch.compile's programs are nested in step programs in lazy mode. Eager mode's fused backward (one
+top-level program per hot backward graph, where the convolutions' gradients are) gets them too, from its own
+jit of the same function; eager op programs keep XLA's defaults (the forward convolutions gain little). The options
 are probed once with a tiny compile: an XLA without them (another jaxlib) gets its defaults, and
 TORCHLIKE_XLA_CPU_OPTIONS=0 turns them off.
 """
