@@ -72,6 +72,8 @@ def test_training_loop_matches_torch_and_compiles_once(lazy_mode):
     d = _delta(log[0])
     assert d['compiles'] == 0, d
     assert d['cache_hits'] >= 10 and d['recorded_ops'] > 0, d
+    assert d['compile_time_s'] == 0 < d['execute_time_s'], d        # (the timers follow the counts)
+    assert debug.metrics()['compile_time_s'] > 0
     for (k, a), b in zip(model.state_dict().items(), ref.state_dict().values()):
         assert_same(a, b, atol=1e-5)
 
