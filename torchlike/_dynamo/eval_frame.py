@@ -11,8 +11,8 @@ backend does (no compilation). ``mode`` ('default', 'reduce-overhead', 'max-auto
 once, so a dynamic shape still costs a program per shape; what ``dynamic`` decides here is what torch's
 users see of it: with ``dynamic=False`` every new shape counts towards ``config.cache_size_limit`` (past it
 the function runs eagerly, as torch's), while ``dynamic=True`` and the default (torch marks a dimension
-dynamic after it changes once) count signatures with their shapes left out. A callable backend (an FX-graph compiler) and
-non-empty ``options`` raise NotImplementedError: there is no FX graph to hand over.
+dynamic after it changes once) count signatures with their shapes left out. A callable backend (an
+FX-graph compiler) and non-empty ``options`` raise NotImplementedError: there is no FX graph to hand over.
 """
 import functools
 import warnings
@@ -225,7 +225,7 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend='inductor', mo
     if isinstance(model, Module):
         return OptimizedModule(model, fullgraph, backend, dynamic)
     # a module's bound method (Module.compile compiles its _call_impl; scripts compile model.forward) is guarded,
-    # like a module, on the training flags of the module tree: train()/eval() selects another program
+    # like a module, on the attributes of the module tree: train()/eval() selects another program
     owner = getattr(model, '__self__', None)
     c = _Compiled(model, fullgraph, backend, module=owner if isinstance(owner, Module) else None, dynamic=dynamic)
 

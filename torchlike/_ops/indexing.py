@@ -7,15 +7,16 @@ Note [Indexing]
 ``x[idx]`` is parsed (``_parse``) the way PyTorch's ``applySlicing`` does it: ints, slices, None, Ellipsis
 and 0-dim integer tensors are *basic* and become ONE view op (slice + reshape: index-only, so writes through
 it reach the base, Note [Views]); its node name is that of the last view torch would apply
-(Select/Slice/Unsqueeze/AliasBackward0). When no gradient is being recorded the view's body passes the
-start indices to its compiled program as data (``_slice_dyn``; in lazy mode inputs of the step's program),
-so ``x[i]`` over many ``i`` (data loading, nanoGPT's ``data[i:i + block]``) compiles once, not once per index. Integer tensors, lists, numpy arrays, boolean masks and Python bools
-are *advanced*: they index the basic view with one gather (``_index``, differentiable; repeated indices
-accumulate in the gradient). Advanced dims go where torch puts them once the basic part has been applied
-(NumPy's rule: in place when the indexed dims are adjacent, in front otherwise). Boolean masks have
-data-dependent shapes: they become integer indices on the host (``nonzero``), so the gather and its
-gradient stay compiled programs. Out-of-range integer indices are found with one small compiled reduction
-and raise torch's IndexError.
+(Select/Slice/Unsqueeze/AliasBackward0). When no gradient is being recorded the view's body passes the start
+indices to its compiled program as data (``_slice_dyn``; in lazy mode inputs of the step's program), so
+``x[i]`` over many ``i`` (data loading, nanoGPT's ``data[i:i + block]``) compiles once, not once per index.
+Integer tensors, lists, numpy arrays, boolean masks and Python bools are *advanced*: they index the basic
+view with one gather (``_index``, differentiable; repeated indices accumulate in the gradient). Advanced dims
+go where torch puts them once the basic part has been applied (NumPy's rule: in place when the indexed dims
+are adjacent, in front otherwise). Boolean masks have data-dependent shapes: they become integer indices on
+the host (``nonzero``), so the gather and its gradient stay compiled programs. Out-of-range integer indices
+are found with one small compiled reduction and raise torch's IndexError. In lazy mode the check of a pending
+index is an output of the step's program, raised at its sync (Note [Lazy execution]).
 
 ``x[idx] = v``: basic-only indices are one in-place ``dynamic_update_slice`` (or strided scatter) of self
 whose start indices are data (``_setitem_basic``, CopySlices); an index covering all of self is a
