@@ -420,6 +420,14 @@ def _guard_case(lib, case, x):
             _SCALE = 3.0
         globals()['_SCALE'] = 2.0
         return lib.compile(lambda t: t * _SCALE, backend=backend), change
+    if case == 'global defined after compile':
+        globals().pop('_LATER', None)
+        f = lib.compile(lambda t: t * _LATER, backend=backend)     # noqa: F821 (defined below, before the call)
+        globals()['_LATER'] = 2.0
+
+        def change():
+            globals()['_LATER'] = 3.0
+        return f, change
     if case == 'rebound module':
         m1, m2 = lib.nn.LeakyReLU(0.1), lib.nn.LeakyReLU(0.3)
         g = {'m': m1, 'both': (m1, m2)}       # (m1 stays alive: a dead module fails the guard by itself)
@@ -428,7 +436,7 @@ def _guard_case(lib, case, x):
 
 
 @pytest.mark.parametrize('case', ['Dropout.p', 'negative_slope', 'flag read, not called', 'closure float',
-                                  'global float', 'rebound module'])
+                                  'global float', 'global defined after compile', 'rebound module'])
 def test_compiled_call_is_guarded_on_what_it_baked_in(case):
     """A compiled call's program bakes in module attributes and Python values; torch's dynamo guards on them,
     and so does torchlike: after the change, the call gives torch's new result (it reused the stale program:

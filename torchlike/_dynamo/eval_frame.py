@@ -86,7 +86,7 @@ class _Compiled:
         if module is None and code is not None:
             self._cells = f.__closure__ or ()
             self._globals = f.__globals__
-            self._names = tuple(n for n in code.co_names if n in f.__globals__)
+            self._names = code.co_names         # (a global defined after torch.compile() is guarded too)
         else:
             self._cells, self._globals, self._names = (), {}, ()
         _all_compiled.append(self)
@@ -95,7 +95,7 @@ class _Compiled:
         key = traced.signature(args, kwargs)
         mods = list(self.module.modules()) if self.module is not None else []
         free = []
-        for v in [_cell(c) for c in self._cells] + [self._globals.get(n) for n in self._names]:
+        for v in [_cell(c) for c in self._cells] + [self._globals.get(n, _Unguarded) for n in self._names]:
             if isinstance(v, Module):
                 mods.append(v)
             else:
@@ -124,7 +124,7 @@ class _Compiled:
         finally:
             Module._call_impl = impl
         known = {id(r()) for r in self.touched} | {id(_cell(c)) for c in self._cells}
-        known.update(id(self._globals.get(n)) for n in self._names)
+        known.update(id(self._globals.get(n, _Unguarded)) for n in self._names)
         if self.module is not None:
             known.update(id(m) for m in self.module.modules())
         new = [weakref.ref(m) for i, m in called.items() if i not in known]
