@@ -755,3 +755,30 @@ def test_slices_at_changing_offsets_compile_once(lazy_mode):
         res[lib] = losses
     np.testing.assert_allclose(res[torchlike], res[torch], rtol=1e-5, atol=1e-6)
     assert counts[2:] == [0] * 6, counts
+
+
+@pytest.mark.parametrize('optim', ['Adam', 'SGD'])
+def test_first_step_compiles_the_steady_program(lazy_mode, optim):
+    """A model built in lazy mode, then trained: its initialization runs when the optimizer is made, the
+    optimizer's state starts as concrete zeros, and inputs not yet committed to their device (the initial
+    parameters) are committed, so that the first step's program is the one every later step runs. It was
+    compiled twice: once with the parameters' initialization and the state's creation in it (GPT: 8 s), once
+    more for the steady step (4.6 s), which jax then compiled again for the committed arrays of step 2."""
+    torchlike.manual_seed(0)
+    model = _mlp(torchlike)
+    kw = dict(momentum=0.9) if optim == 'SGD' else {}
+    opt = getattr(torchlike.optim, optim)(model.parameters(), lr=0.01, **kw)
+    rng = np.random.default_rng(0)      # (data from the host, as a DataLoader's: random tensors would be pending)
+    x, y = torchlike.tensor(rng.standard_normal((8, 20)), dtype=torchlike.float32), torchlike.tensor(rng.integers(0, 5, 8))
+    counts = []
+    from torchlike._engine import lazy
+    before = set(lazy._programs)
+    for i in range(4):
+        m = debug.metrics()
+        opt.zero_grad()
+        torchlike.nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+        counts.append(_delta(m)['compiles'])
+    assert counts == [1, 0, 0, 0], counts
+    new = [p for k, p in lazy._programs.items() if k not in before]
+    assert len(new) == 1 and new[0]._cache_size() == 1      # (jax's own cache: one executable)

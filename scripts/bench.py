@@ -22,18 +22,19 @@ Variants:
            lazy/jax-opt compares like with like where lazy/jax includes what the options give
 
 How it measures. Per workload, one process per variant is started (one at a time, so that compiles do not compete),
-runs its first step (timed alone: "first-step s", compiles included) and warm-up steps, then waits. Then --rounds
-rounds: in each, every variant in turn (the order rotated each round) runs one chunk of --steps steps while the
-others sleep on their stdin; a chunk's seconds per step is one sample. The table gives the median over the rounds,
-as steps/s, and the ratios between variants' medians. "recompiles" counts the programs compiled from the end of
-warm-up to the end of the run (lazy: torch.debug.metrics()['compiles']; compile: torch.compile traces; jax: the
-jitted step's cache), "syncs/step" the lazy engine's syncs per timed step; "RSS MB" is each process's peak
-(ru_maxrss). Real torch runs with OMP_WAIT_POLICY=PASSIVE: on a loaded shared machine its OpenMP threads otherwise
-spin against other processes and its step times jump erratically (measured on the MLP: 12-20 ms passive, 90-480 ms
-spinning); --torch-spin keeps torch's default. Every variant runs with the glibc allocator settings that
-`python -m torchlike` gives itself (Note [Allocator settings] in torchlike/_allocator.py: freed buffers are reused
-instead of faulted in anew each step; hand-written JAX and torch gain from them too, so all five get them);
---default-malloc runs all five with glibc's defaults.
+runs its first step (timed alone: "first-step s", compiles included, from a cold start: each torchlike process gets
+an empty compilation cache) and warm-up steps, then waits. Then --rounds rounds: in each, every variant in turn (the
+order rotated each round) runs one chunk of --steps steps while the others sleep on their stdin; a chunk's seconds
+per step is one sample. The table gives the median over the rounds, as steps/s, and the ratios between variants'
+medians. "recompiles" counts the programs compiled from the end of warm-up to the end of the run (lazy:
+torch.debug.metrics()['compiles']; compile: torch.compile traces; jax: the jitted step's cache), "syncs/step" the
+lazy engine's syncs per timed step; "RSS MB" is each process's peak (ru_maxrss). Real torch runs with
+OMP_WAIT_POLICY=PASSIVE: on a loaded shared machine its OpenMP threads otherwise spin against other processes and its
+step times jump erratically (measured on the MLP: 12-20 ms passive, 90-480 ms spinning); --torch-spin keeps torch's
+default. Every variant runs with the glibc allocator settings that `python -m torchlike` gives itself (Note
+[Allocator settings] in torchlike/_allocator.py: freed buffers are reused instead of faulted in anew each step;
+hand-written JAX and torch gain from them too, so all five get them); --default-malloc runs all five with glibc's
+defaults.
 
 Targets (issue 5): lazy >= 0.9x jax on all four; lazy >= 1.0x torch on the MLP; eager within 3x of torch on the
 MLP (eager/torch >= 0.33); zero recompiles after warm-up.
@@ -93,8 +94,14 @@ def environment(variant, torch_spin):
         env.update(_allocator.SETTINGS)
     if variant == 'jax-opt':
         env['XLA_FLAGS'] = (env.get('XLA_FLAGS', '') + ' ' + xla_flags()).strip()
+    if variant in ('eager', 'lazy', 'compile'):
+        # a cold start, as the JAX variants' (jax keeps no compilation cache unless told): an empty one per run
+        env['TORCHLIKE_CACHE_DIR'] = tempfile.mkdtemp(dir=_COLD_CACHE.name)
     env['PYTHONPATH'] = ROOT + os.pathsep + env.get('PYTHONPATH', '')
     return env
+
+
+_COLD_CACHE = tempfile.TemporaryDirectory(prefix='bench-xla-cache-')
 
 
 class Worker:

@@ -18,7 +18,7 @@ import numbers
 import numpy as np
 
 from .. import _dtype as D
-from .jaxrt import jax, jnp
+from .jaxrt import jax, jnp, ArrayImpl as _ArrayImpl
 from .state import state
 from . import lazy
 from .lazy import LazyArray
@@ -29,10 +29,6 @@ _record = None         # autograd.record
 _with_residuals = None  # autograd.forward_with_residuals
 _float_kinds = frozenset('fc')
 _scalar_types = (bool, int, float, complex)
-try:  # the concrete array class, for an exact-type fast path (isinstance on jax.Array is slower)
-    from jax._src.array import ArrayImpl as _ArrayImpl
-except ImportError:
-    _ArrayImpl = None
 
 
 def static_arg(v):

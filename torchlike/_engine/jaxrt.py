@@ -46,6 +46,10 @@ import jax.numpy as jnp
 from jax import lax
 
 jax.config.update('jax_enable_x64', True)
+try:  # the concrete array class, for exact-type fast paths (isinstance on jax.Array is slower)
+    from jax._src.array import ArrayImpl
+except ImportError:
+    ArrayImpl = None
 if 'JAX_CPU_ENABLE_ASYNC_DISPATCH' not in os.environ:
     jax.config.update('jax_cpu_enable_async_dispatch', False)
 
@@ -97,4 +101,4 @@ def jit(fn, **kw):
     return jax.jit(fn, **kw)
 
 
-__all__ = ['jax', 'jnp', 'lax', 'jit']
+__all__ = ['jax', 'jnp', 'lax', 'jit', 'ArrayImpl']

@@ -54,7 +54,7 @@ import time
 import warnings
 import weakref
 
-from .jaxrt import jax, jit
+from .jaxrt import jax, jit, ArrayImpl as _ArrayImpl
 from .state import state, set_default_mode
 
 _lock = threading.RLock()
@@ -339,6 +339,13 @@ def _sync():
             outs = _pair_donations(outs, live, pos, inputs, donate)
             out_index = {k: i for i, k in enumerate(outs)}
         key = (tuple(structure), tuple(outs), tuple(in_sig), donate)
+        for i, a in enumerate(inputs):
+            # jax compiles a program again for arrays committed to their device (a program's outputs, from_numpy)
+            # after uncommitted ones (creation ops: a model's initial parameters); an uncommitted input gets a
+            # committed alias of its buffer, so a first step runs the steady program (after the donation
+            # analysis, which counts references to the original)
+            if type(a) is _ArrayImpl and not a._committed:
+                inputs[i] = jax.device_put(a, a.sharding)
         prog = _programs.get(key)
         t0 = time.perf_counter_ns()
         if prog is None and _guard(key):

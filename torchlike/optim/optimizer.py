@@ -295,6 +295,10 @@ class Optimizer:
         for param_group in param_groups:
             self.add_param_group(param_group)
         self._warned_capturable_if_run_uncaptured = True
+        if _gstate.mode == 'lazy':
+            # the parameters are built: their pending initialization runs now, as a program of its own, so that
+            # the first step's program is the steady one (compiled once, not once with the init and once without)
+            _lazy.sync()
 
     def __getstate__(self):
         return {'defaults': self.defaults, 'state': self.state, 'param_groups': self.param_groups}
@@ -593,6 +597,11 @@ class Optimizer:
     def _new_state_entry(self, key, p, group):
         if key == 'step':
             return self._step_tensor(0.0, fused=group.get('fused'))
+        if _gstate.mode == 'lazy' and p.is_contiguous():
+            # concrete zeros (their shape is all they take from p): an input of the first step's program like the
+            # state of every later step, so that the first step compiles the steady program
+            with _lazy.now():
+                return _torch().zeros(p.shape, dtype=p.dtype, device=p.device)
         return _torch().zeros_like(p)
 
 

@@ -1,4 +1,5 @@
 """torch.optim.SGD: momentum, dampening, Nesterov, weight decay, maximize (see Note [Fused group step])."""
+from .._engine.state import state as _gstate
 from .._tensor import Tensor
 from .optimizer import (Optimizer, _check_fused, _use_grad_for_differentiable, _check_differentiable,
                         _device_dtype_check_for_fused, foreach_kernel, run_group, cast)
@@ -64,6 +65,13 @@ class SGD(Optimizer):
             has_momentum = group['momentum'] != 0
             flags = (bool(group['maximize']), bool(group['weight_decay'] != 0), bool(has_momentum),
                      bool(group['nesterov']))
+            if has_momentum and group['dampening'] == 0 and _gstate.mode == 'lazy':
+                # a zero buffer gives torch's first update (0 * momentum + g is g), and the first step's
+                # program is then the steady one (compiled once; without a buffer it is another program)
+                for p in params:
+                    st = self.state[p]
+                    if st.get('momentum_buffer') is None:
+                        st['momentum_buffer'] = self._new_state_entry('momentum_buffer', p, group)
             run_group(_sgd_kernel, flags, self, params, ('momentum_buffer',) if has_momentum else (),
                       (group['lr'], group['momentum'], group['dampening'], group['weight_decay']))
         return loss
