@@ -316,38 +316,13 @@ def test_compiled_call_frees_its_residuals_after_backward(mode):
 
 
 
-@pytest.mark.parametrize('how', ['Module.compile', 'forward'])
-def test_compiled_module_method_follows_train_and_eval(how):
-    """``model.compile()`` (which compiles the module's call) and ``torch.compile(model.forward)`` pick another
-    program after ``model.eval()``, as torch's guards on the training flag do: the train-mode program, reused,
-    kept Dropout on in eval mode."""
-    x0 = np.random.default_rng(0).standard_normal((6, 8)).astype(np.float32)
-    res = {}
-    for lib in (torch, torchlike):
-        m = lib.nn.Sequential(lib.nn.Linear(8, 8), lib.nn.Dropout(0.5))
-        if lib is torchlike:
-            m.load_state_dict({k: torchlike.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()})
-        ref = m
-        backend = 'aot_eager' if lib is torch else 'inductor'
-        if how == 'Module.compile':
-            m.compile(backend=backend)
-            call = m
-        else:
-            call = lib.compile(m.forward, backend=backend)
-        x = lib.tensor(x0)
-        dropped = bool((call(x) == 0).any())
-        m.eval()
-        res[lib] = (call(x), dropped)
-        m.train()
-        assert bool((call(x) == 0).any())
-    assert_same(res[torchlike][0], res[torch][0], atol=1e-6)
-    assert res[torchlike][1] and res[torch][1]
-
-
-def test_compiled_function_follows_train_and_eval_of_the_modules_it_calls():
-    """A compiled plain function that calls a module (``torch.compile(lambda x: model(x))``) is guarded on the
-    training flags of the modules it called, as dynamo's guards are: after ``model.eval()`` the train-mode
-    program (Dropout on) was reused. A module toggled back reuses its first program (no extra trace)."""
+@pytest.mark.parametrize('how', ['Module.compile', 'forward', 'function'])
+def test_compiled_module_follows_train_and_eval(how):
+    """``model.compile()`` (which compiles the module's call), ``torch.compile(model.forward)`` and a compiled
+    plain function calling the model (``torch.compile(lambda x: model(x))``) pick another program after
+    ``model.eval()``, or after ``eval()`` of the Dropout alone, as torch's guards on the training flags of the
+    modules involved do: the train-mode program, reused, kept Dropout on in eval mode. A module toggled back
+    reuses its first program (one trace per combination of flags)."""
     from torchlike._engine import traced
     x0 = np.random.default_rng(0).standard_normal((6, 8)).astype(np.float32)
     res = {}
@@ -357,15 +332,22 @@ def test_compiled_function_follows_train_and_eval_of_the_modules_it_calls():
             m.load_state_dict({k: torchlike.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()})
             traces = traced.stats['traces']
         ref = m
-        f = lib.compile(lambda x: m(x) * 2, backend='aot_eager' if lib is torch else 'inductor')
+        backend = 'aot_eager' if lib is torch else 'inductor'
+        if how == 'Module.compile':
+            m.compile(backend=backend)
+            call = m
+        elif how == 'forward':
+            call = lib.compile(m.forward, backend=backend)
+        else:
+            call = lib.compile(lambda x: m(x) * 2, backend=backend)
         x = lib.tensor(x0)
-        dropped = bool((f(x) == 0).any())
+        dropped = bool((call(x) == 0).any())
         m.eval()
-        res[lib] = (f(x), dropped)
+        res[lib] = (call(x), dropped)
         m.train()
-        assert bool((f(x) == 0).any())
+        assert bool((call(x) == 0).any())
         m[1].eval()             # the Dropout alone: its own flag is guarded, not only the outer module's
-        res[lib] += (f(x),)
+        res[lib] += (call(x),)
     assert_same(res[torchlike][0], res[torch][0], atol=1e-6)
     assert_same(res[torchlike][2], res[torch][2], atol=1e-6)
     assert res[torchlike][1] and res[torch][1]
