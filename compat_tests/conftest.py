@@ -1,4 +1,6 @@
 """Shared fixtures: real PyTorch is the oracle; torchlike is the system under test."""
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -90,11 +92,20 @@ def assert_same_named(tl, th, atol=1e-5, rtol=1e-5):
     assert_same(tl, th, atol, rtol)
 
 
+@contextlib.contextmanager
+def execution_mode(mode):
+    """Run the block in torchlike's ``mode`` ('eager' or 'lazy'), then restore the previous one."""
+    prev = torchlike.get_execution_mode()
+    torchlike.set_execution_mode(mode)
+    try:
+        yield
+    finally:
+        torchlike.set_execution_mode(prev)
+
+
 @pytest.fixture
 def eager_mode():
     """Pin eager execution for a test about an eager-only mechanism (e.g. the fused backward), so the suite
     also holds when run with TORCHLIKE_MODE=lazy."""
-    prev = torchlike.get_execution_mode()
-    torchlike.set_execution_mode('eager')
-    yield
-    torchlike.set_execution_mode(prev)
+    with execution_mode('eager'):
+        yield

@@ -1,6 +1,5 @@
 """Lazy execution (Note [Lazy execution], torchlike/_engine/lazy.py): the same results as torch and as eager
 mode, one program per training step, no recompiles in the steady state, and the sync points a script relies on."""
-import contextlib
 import os
 import subprocess
 import sys
@@ -11,19 +10,9 @@ import torch
 
 import torchlike
 from torchlike import debug
-from conftest import assert_same, to_np
+from conftest import assert_same, to_np, execution_mode as _mode
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-@contextlib.contextmanager
-def _mode(mode):
-    prev = torchlike.get_execution_mode()
-    torchlike.set_execution_mode(mode)
-    try:
-        yield
-    finally:
-        torchlike.set_execution_mode(prev)
 
 
 @pytest.fixture
