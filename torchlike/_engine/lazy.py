@@ -21,7 +21,9 @@ needed again), so graphs are never re-run.
 
 Sync points: ``Tensor._value()`` (every value read -- item, tolist, numpy, print, bool -- and the
 few engine paths that need a concrete array), the end of ``optimizer.step()`` (a global step
-post-hook: the natural step boundary), ``torchlike.sync()``, and a graph-size limit.
+post-hook: the natural step boundary), each batch a DataLoader hands out, an optimizer's construction
+(the parameters' initialization runs then, so that the first step compiles the steady program),
+``torchlike.sync()``, and a graph-size limit.
 
 Ops registered unjitted are recorded too when their body traces abstractly (the identity that writes a
 random fill); the others (data-dependent shapes: nonzero, masked_select, unique) run eagerly on
@@ -544,8 +546,8 @@ def get_execution_mode():
 def metrics():
     """Counters since start (or the last reset): compiles, cache hits, syncs, recorded ops, graph nodes run,
     eager fallbacks, and seconds: ``compile_time_s`` covers a new program's tracing, compiling and first
-    dispatch; ``execute_time_s`` the dispatch of cached programs (they run asynchronously: a value read
-    waits for them, and the profiler's observer hook times them to completion)."""
+    run; ``execute_time_s`` the calls of cached programs (their run time on the CPU, where jaxrt turns
+    asynchronous dispatch off; on an accelerator only their dispatch, and a value read waits for them)."""
     return dict(_metrics)
 
 

@@ -183,7 +183,7 @@ def _check_range(idx, lo, hi, make_error, ignore=None):
     if type(idx) is LazyArray:
         if idx.value is None:
             if idx.size:
-                lazy.defer_check(_first_oob_lazy, ('first_oob', ignore is None), (idx, lo, hi, ignore), make_error)
+                lazy.defer_check(_first_oob_lazy, '_first_oob', (idx, lo, hi, ignore), make_error)
             return
         idx = idx.value
     if idx.size == 0 or isinstance(idx, jax.core.Tracer):
